@@ -1,0 +1,446 @@
+//! Reading the store: ranked search, source listings, and chunks by reference.
+//!
+//! Ranking is BM25 with titles weighted 4:1. A query runs in stages and stops
+//! at the first that finds anything: chunks matching every term, then (to fill
+//! the limit) chunks matching any term, and only when both find nothing, a
+//! fuzzy stage built from the index vocabulary (prefixes, substrings, typos).
+
+use rusqlite::Connection;
+
+use super::query::{self, phrases};
+use super::{Store, StoreError};
+
+/// Title weight against body in BM25.
+const TITLE_WEIGHT: f64 = 4.0;
+/// Fuzzy stage: at most this many vocabulary terms stand in for one query token.
+const FUZZY_TERMS_PER_TOKEN: usize = 8;
+/// Words that mark a chunk of program output as an error.
+const ERROR_WORDS: &str = "error OR errors OR exception OR traceback OR panic OR panicked OR fatal OR failed OR failure OR segmentation OR abort OR aborted";
+
+/// Which sources a search looks at.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    All,
+    Source(&'a str),
+    Sources(&'a [String]),
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub chunk: i64,
+    pub reference: String,
+    pub title: String,
+    pub source: String,
+    /// The chunk text, when asked for (previews).
+    pub body: Option<String>,
+}
+
+/// The results of one query.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct QueryHits {
+    pub hits: Vec<Hit>,
+    /// The query had no searchable term (only punctuation).
+    pub unsearchable: bool,
+    /// Found only by the fuzzy stage.
+    pub fuzzy: bool,
+}
+
+/// A chunk fetched by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkText {
+    pub reference: String,
+    pub title: String,
+    pub source: String,
+    pub body: String,
+}
+
+struct Row {
+    chunk: i64,
+    title: String,
+    source: String,
+    body: Option<String>,
+}
+
+impl Store {
+    /// Ranked search for one query.
+    pub fn search(
+        &self,
+        text: &str,
+        scope: Scope<'_>,
+        limit: usize,
+        with_body: bool,
+    ) -> Result<QueryHits, StoreError> {
+        let phrases = phrases(text);
+        if phrases.is_empty() {
+            return Ok(QueryHits {
+                unsearchable: true,
+                ..QueryHits::default()
+            });
+        }
+        let rows = self.with_reader(|db| {
+            let filter = scope_filter(db, scope)?;
+            let mut rows = run_match(db, &query::all_of(&phrases), &filter, limit, with_body)?;
+            if phrases.len() > 1 && rows.len() < limit {
+                let more = run_match(
+                    db,
+                    &query::any_of(&phrases),
+                    &filter,
+                    limit + rows.len(),
+                    with_body,
+                )?;
+                for row in more {
+                    if rows.len() == limit {
+                        break;
+                    }
+                    if !rows.iter().any(|r| r.chunk == row.chunk) {
+                        rows.push(row);
+                    }
+                }
+            }
+            if !rows.is_empty() {
+                return Ok((rows, false));
+            }
+            let expanded = fuzzy_terms(db, text)?;
+            if expanded.is_empty() {
+                return Ok((rows, false));
+            }
+            let rows = run_match(db, &query::any_of(&expanded), &filter, limit, with_body)?;
+            let fuzzy = !rows.is_empty();
+            Ok((rows, fuzzy))
+        })?;
+        let (rows, fuzzy) = rows;
+        Ok(QueryHits {
+            hits: self.name_rows(rows),
+            unsearchable: false,
+            fuzzy,
+        })
+    }
+
+    /// The chunks of one source in order: `(hits, total chunks)`.
+    pub fn list(
+        &self,
+        label: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<Hit>, usize), StoreError> {
+        let (rows, total) = self.with_reader(|db| {
+            let (id, total) = source_id(db, label)?;
+            let mut stmt = db.prepare_cached(
+                "SELECT id, title FROM chunks WHERE source_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+            )?;
+            let rows = stmt
+                .query_map((id, limit as i64, offset as i64), |r| {
+                    Ok(Row {
+                        chunk: r.get(0)?,
+                        title: r.get(1)?,
+                        source: label.to_owned(),
+                        body: None,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((rows, total))
+        })?;
+        Ok((self.name_rows(rows), total))
+    }
+
+    /// References to the chunks of a source that look like errors, best first.
+    pub fn error_hits(&self, label: &str, limit: usize) -> Result<Vec<Hit>, StoreError> {
+        let rows = self.with_reader(|db| {
+            let (id, _) = source_id(db, label)?;
+            run_match(db, ERROR_WORDS, &format!("AND c.source_id = {id}"), limit, false)
+        })?;
+        Ok(self.name_rows(rows))
+    }
+
+    /// The exact chunks named by `refs`, in the order given. Any reference that
+    /// names nothing (unknown, malformed, expired, or replaced) fails the whole
+    /// call with the list of exactly those references.
+    pub fn fetch(&self, refs: &[String]) -> Result<Result<Vec<ChunkText>, Vec<String>>, StoreError> {
+        let ids: Vec<Option<i64>> = {
+            let table = self.refs();
+            refs.iter().map(|r| table.resolve(r)).collect()
+        };
+        let found = self.with_reader(|db| {
+            let mut stmt = db.prepare_cached(
+                "SELECT c.title, s.label, c.body FROM chunks c JOIN sources s ON s.id = c.source_id
+                 WHERE c.id = ?1",
+            )?;
+            let mut out = Vec::with_capacity(ids.len());
+            for id in &ids {
+                let row = match id {
+                    Some(id) => stmt
+                        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                        .map(Some)
+                        .or_else(|e| match e {
+                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                            e => Err(e),
+                        })?,
+                    None => None,
+                };
+                out.push(row);
+            }
+            Ok(out)
+        })?;
+        let invalid: Vec<String> = refs
+            .iter()
+            .zip(&found)
+            .filter(|(_, row)| row.is_none())
+            .map(|(r, _)| r.clone())
+            .collect();
+        if !invalid.is_empty() {
+            return Ok(Err(invalid));
+        }
+        Ok(Ok(refs
+            .iter()
+            .zip(found)
+            .filter_map(|(r, row)| {
+                row.map(|(title, source, body)| ChunkText {
+                    reference: canonical_ref(r),
+                    title,
+                    source,
+                    body,
+                })
+            })
+            .collect()))
+    }
+
+    fn name_rows(&self, rows: Vec<Row>) -> Vec<Hit> {
+        let mut table = self.refs();
+        rows.into_iter()
+            .map(|row| Hit {
+                reference: table.name(row.chunk),
+                chunk: row.chunk,
+                title: row.title,
+                source: row.source,
+                body: row.body,
+            })
+            .collect()
+    }
+}
+
+/// `r:123456` whatever form the caller used (`[r:123456]`, `123456`).
+fn canonical_ref(r: &str) -> String {
+    let digits: String = r.chars().filter(char::is_ascii_digit).collect();
+    format!("r:{digits}")
+}
+
+fn source_id(db: &Connection, label: &str) -> Result<(i64, usize), StoreError> {
+    db.prepare_cached("SELECT id, chunks FROM sources WHERE label = ?1")?
+        .query_row([label], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as usize)))
+        .map_err(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => StoreError::UnknownSource(label.to_owned()),
+            e => e.into(),
+        })
+}
+
+/// An SQL condition restricting chunks to the scope (ids are integers, so
+/// inlining them is safe).
+fn scope_filter(db: &Connection, scope: Scope<'_>) -> Result<String, StoreError> {
+    match scope {
+        Scope::All => Ok(String::new()),
+        Scope::Source(label) => Ok(format!("AND c.source_id = {}", source_id(db, label)?.0)),
+        Scope::Sources(labels) => {
+            let mut ids = Vec::with_capacity(labels.len());
+            for label in labels {
+                match source_id(db, label) {
+                    Ok((id, _)) => ids.push(id.to_string()),
+                    Err(StoreError::UnknownSource(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if ids.is_empty() {
+                return Ok("AND 0".to_owned());
+            }
+            Ok(format!("AND c.source_id IN ({})", ids.join(",")))
+        }
+    }
+}
+
+fn run_match(
+    db: &Connection,
+    fts_query: &str,
+    filter: &str,
+    limit: usize,
+    with_body: bool,
+) -> Result<Vec<Row>, StoreError> {
+    let body = if with_body { "c.body" } else { "NULL" };
+    let sql = format!(
+        "SELECT c.id, c.title, s.label, {body}
+         FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id
+         WHERE chunks_fts MATCH ?1 {filter}
+         ORDER BY bm25(chunks_fts, {TITLE_WEIGHT}, 1.0), c.id LIMIT ?2"
+    );
+    let mut stmt = db.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map((fts_query, limit as i64), |r| {
+            Ok(Row {
+                chunk: r.get(0)?,
+                title: r.get(1)?,
+                source: r.get(2)?,
+                body: r.get(3)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Phrases for the fuzzy stage: each token as a prefix, plus vocabulary terms
+/// that contain it or are within a small edit distance of it.
+fn fuzzy_terms(db: &Connection, text: &str) -> Result<Vec<String>, StoreError> {
+    let mut out = Vec::new();
+    for token in query::tokens(text) {
+        out.push(format!("\"{token}\" *"));
+        let chars = token.chars().count();
+        if chars < 3 {
+            continue;
+        }
+        let max_distance = if chars <= 5 { 1 } else { 2 };
+        let mut stmt = db.prepare_cached(
+            "SELECT term, doc FROM chunks_vocab
+             WHERE instr(term, ?1) > 0 OR length(term) BETWEEN ?2 AND ?3",
+        )?;
+        let mut candidates: Vec<(usize, i64, String)> = Vec::new();
+        let rows = stmt.query_map(
+            (
+                token.as_str(),
+                chars.saturating_sub(max_distance) as i64,
+                (chars + max_distance) as i64,
+            ),
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        )?;
+        for row in rows {
+            let (term, docs) = row?;
+            if term == token {
+                continue;
+            }
+            let distance = if term.contains(&token) {
+                Some(0)
+            } else {
+                query::within_distance(&token, &term, max_distance)
+            };
+            if let Some(d) = distance {
+                candidates.push((d, -docs, term));
+            }
+        }
+        candidates.sort();
+        out.extend(
+            candidates
+                .into_iter()
+                .take(FUZZY_TERMS_PER_TOKEN)
+                .map(|(_, _, term)| format!("\"{term}\"")),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoreConfig;
+    use crate::store::chunk::Format;
+
+    fn store() -> Store {
+        Store::open(&StoreConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn the_section_matching_every_term_ranks_first() {
+        let s = store();
+        let md = "# Alpha\nalpha words only\n# Beta\nbeta words only\n# Both\nalpha and beta together\n";
+        s.index_text("doc", md, Format::Markdown).unwrap();
+        let got = s.search("alpha beta", Scope::All, 10, false).unwrap();
+        let titles: Vec<&str> = got.hits.iter().map(|h| h.title.as_str()).collect();
+        assert_eq!(titles[0], "Both");
+        assert_eq!(titles.len(), 3);
+    }
+
+    #[test]
+    fn titles_outweigh_bodies() {
+        let s = store();
+        let md = "# Other\nmentions deploy once\n# Deploy\nsteps here\n";
+        s.index_text("doc", md, Format::Markdown).unwrap();
+        let got = s.search("deploy", Scope::All, 10, false).unwrap();
+        assert_eq!(got.hits[0].title, "Deploy");
+    }
+
+    #[test]
+    fn punctuation_queries_never_fail() {
+        let s = store();
+        s.index_text("doc", "exec-file runs a::b at /v1/x", Format::Text).unwrap();
+        for q in ["exec-file", "a::b", "\"", "*", "NEAR(", "/v1/x", "AND OR NOT", "^x", "col:val"] {
+            let got = s.search(q, Scope::All, 5, false);
+            assert!(got.is_ok(), "{q}: {got:?}");
+        }
+        assert_eq!(s.search("exec-file", Scope::All, 5, false).unwrap().hits.len(), 1);
+        assert!(s.search("\"", Scope::All, 5, false).unwrap().unsearchable);
+    }
+
+    #[test]
+    fn typos_and_substrings_fall_back_to_fuzzy_matches() {
+        let s = store();
+        s.index_text("doc", "the authentication handshake", Format::Text).unwrap();
+        let typo = s.search("authentcation", Scope::All, 5, false).unwrap();
+        assert_eq!(typo.hits.len(), 1);
+        assert!(typo.fuzzy);
+        let part = s.search("handsh", Scope::All, 5, false).unwrap();
+        assert_eq!(part.hits.len(), 1);
+        let inner = s.search("shake", Scope::All, 5, false).unwrap();
+        assert_eq!(inner.hits.len(), 1);
+    }
+
+    #[test]
+    fn reindexing_replaces_and_expires_old_references() {
+        let s = store();
+        s.index_text("doc", "first version apples", Format::Text).unwrap();
+        let old = s.search("apples", Scope::All, 5, false).unwrap().hits[0].reference.clone();
+        let summary = s.index_text("doc", "second version pears", Format::Text).unwrap();
+        assert_eq!(summary.replaced, 1);
+        assert!(s.search("apples", Scope::All, 5, false).unwrap().hits.is_empty());
+        assert_eq!(s.fetch(std::slice::from_ref(&old)).unwrap(), Err(vec![old]));
+    }
+
+    #[test]
+    fn fetch_lists_exactly_the_invalid_references() {
+        let s = store();
+        s.index_text("doc", "kiwi", Format::Text).unwrap();
+        let good = s.search("kiwi", Scope::All, 5, false).unwrap().hits[0].reference.clone();
+        let asked = vec![good.clone(), "r:nope".into(), "r:999999".into()];
+        let got = s.fetch(&asked).unwrap();
+        let mut invalid = got.unwrap_err();
+        invalid.sort();
+        assert!(!invalid.contains(&good));
+        assert_eq!(invalid.len(), 2);
+        let ok = s.fetch(std::slice::from_ref(&good)).unwrap().unwrap();
+        assert_eq!(ok[0].body, "kiwi");
+    }
+
+    #[test]
+    fn scoped_search_and_unknown_sources() {
+        let s = store();
+        s.index_text("a", "shared word", Format::Text).unwrap();
+        s.index_text("b", "shared word", Format::Text).unwrap();
+        let got = s.search("shared", Scope::Source("b"), 5, false).unwrap();
+        assert_eq!(got.hits.len(), 1);
+        assert_eq!(got.hits[0].source, "b");
+        let err = s.search("shared", Scope::Source("zzz"), 5, false).unwrap_err();
+        assert_eq!(err.to_string(), "no indexed source named \"zzz\"");
+    }
+
+    #[test]
+    fn listing_walks_a_source_in_order() {
+        let s = store();
+        let text: String = (0..500).map(|i| format!("line {i} of output\n")).collect();
+        let summary = s.index_text("out", &text, Format::Text).unwrap();
+        let (first, total) = s.list("out", 0, 3).unwrap();
+        assert_eq!(total, summary.chunks);
+        assert_eq!(first.len(), 3);
+        let refs: Vec<String> = {
+            let (all, _) = s.list("out", 0, total).unwrap();
+            all.into_iter().map(|h| h.reference).collect()
+        };
+        let chunks = s.fetch(&refs).unwrap().unwrap();
+        let joined: String = chunks.iter().map(|c| c.body.as_str()).collect();
+        assert_eq!(joined, text);
+    }
+}
