@@ -143,7 +143,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("pid", &self.child.id()).finish()
+        f.debug_struct("Client")
+            .field("pid", &self.child.id())
+            .finish()
     }
 }
 

@@ -217,7 +217,11 @@ pub fn cut_to(text: String, limit: usize) -> String {
     let marker = marker_for(end);
     let mut out = String::with_capacity(end + marker.len());
     out.push_str(&text[..end]);
-    out.push_str(if out.ends_with('\n') { &marker[1..] } else { &marker });
+    out.push_str(if out.ends_with('\n') {
+        &marker[1..]
+    } else {
+        &marker
+    });
     out
 }
 
@@ -316,7 +320,10 @@ mod tests {
         let cap = ByteBudget::cap(8192);
         assert_eq!(ByteBudget::effective(None, cap), Ok(cap));
         assert_eq!(ByteBudget::effective(Some(256), cap).unwrap().bytes(), 256);
-        assert_eq!(ByteBudget::effective(Some(8192), cap).unwrap().bytes(), 8192);
+        assert_eq!(
+            ByteBudget::effective(Some(8192), cap).unwrap().bytes(),
+            8192
+        );
         assert_eq!(
             ByteBudget::effective(Some(255), cap),
             Err("must be in 256..=8192, got 255".into())
@@ -346,7 +353,13 @@ mod tests {
     fn cutting_prefers_a_line_end() {
         let text = format!("{}\n{}", "a".repeat(200), "b".repeat(400));
         let out = cut_to(text, 256);
-        assert_eq!(out, format!("{}\n…[cut: 201 of 601 B shown; budget 256 B]", "a".repeat(200)));
+        assert_eq!(
+            out,
+            format!(
+                "{}\n…[cut: 201 of 601 B shown; budget 256 B]",
+                "a".repeat(200)
+            )
+        );
     }
 
     #[test]

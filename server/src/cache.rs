@@ -42,7 +42,10 @@ pub fn reference(language: Language, code: &str) -> String {
 /// Accepts `s:abc`, `[s:abc]` and `abc`; returns `s:abc`.
 fn normalize(reference: &str) -> String {
     let t = reference.trim();
-    let t = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(t);
+    let t = t
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .unwrap_or(t);
     let hex = t.strip_prefix("s:").unwrap_or(t);
     format!("s:{}", hex.to_ascii_lowercase())
 }
@@ -58,10 +61,10 @@ impl ScriptCache {
         if self.entries.contains_key(&key) {
             return None;
         }
-        if self.order.len() == CAPACITY {
-            if let Some(oldest) = self.order.pop_front() {
-                self.entries.remove(&oldest);
-            }
+        if self.order.len() == CAPACITY
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.entries.remove(&oldest);
         }
         self.entries.insert(
             key.clone(),
@@ -117,7 +120,10 @@ mod tests {
     #[test]
     fn the_language_is_part_of_the_reference() {
         let code = program(1);
-        assert_ne!(reference(Language::Shell, &code), reference(Language::Perl, &code));
+        assert_ne!(
+            reference(Language::Shell, &code),
+            reference(Language::Perl, &code)
+        );
     }
 
     #[test]

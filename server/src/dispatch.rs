@@ -53,7 +53,10 @@ fn era_of(method: &str, params: Option<&Value>) -> Result<Era, RpcError> {
             "requested": version,
         })));
     }
-    if !meta.get(META_CLIENT_CAPABILITIES).is_some_and(Value::is_object) {
+    if !meta
+        .get(META_CLIENT_CAPABILITIES)
+        .is_some_and(Value::is_object)
+    {
         return Err(RpcError::new(
             code::INVALID_PARAMS,
             format!("_meta[{META_CLIENT_CAPABILITIES:?}] must be an object"),
@@ -151,17 +154,29 @@ mod tests {
     #[test]
     fn eras_are_read_from_meta() {
         assert_eq!(era_of("tools/list", None), Ok(Era::Legacy));
-        assert_eq!(era_of("tools/list", Some(&json!({"_meta": {"progressToken": 1}}))), Ok(Era::Legacy));
-        assert_eq!(era_of("tools/list", Some(&meta(MODERN_VERSION))), Ok(Era::Modern));
+        assert_eq!(
+            era_of("tools/list", Some(&json!({"_meta": {"progressToken": 1}}))),
+            Ok(Era::Legacy)
+        );
+        assert_eq!(
+            era_of("tools/list", Some(&meta(MODERN_VERSION))),
+            Ok(Era::Modern)
+        );
         let err = era_of("tools/list", Some(&meta("2030-01-01"))).unwrap_err();
         assert_eq!(err.code, code::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(err.data.unwrap()["requested"], "2030-01-01");
-        assert_eq!(era_of("server/discover", Some(&meta("2030-01-01"))), Ok(Era::Modern));
+        assert_eq!(
+            era_of("server/discover", Some(&meta("2030-01-01"))),
+            Ok(Era::Modern)
+        );
     }
 
     #[test]
     fn a_modern_request_without_capabilities_is_invalid() {
         let p = json!({"_meta": {META_PROTOCOL_VERSION: MODERN_VERSION}});
-        assert_eq!(era_of("tools/list", Some(&p)).unwrap_err().code, code::INVALID_PARAMS);
+        assert_eq!(
+            era_of("tools/list", Some(&p)).unwrap_err().code,
+            code::INVALID_PARAMS
+        );
     }
 }

@@ -54,7 +54,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let passthrough = std::env::var("QC_ENV_PASSTHROUGH")
         .map(|names| Config::parse_passthrough(&names))
         .unwrap_or_default();
-    config.program_env = quietcontext::runner::Runner::filter_env(std::env::vars_os(), &passthrough);
+    config.program_env =
+        quietcontext::runner::Runner::filter_env(std::env::vars_os(), &passthrough);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -45,10 +45,16 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("secret.txt"), work.join("link")).unwrap();
         let cfg = config(&work);
         assert!(resolve(&cfg, "a.txt", "path").is_ok());
-        assert!(resolve(&cfg, "./sub/../a.txt", "path").is_err(), "sub does not exist");
+        assert!(
+            resolve(&cfg, "./sub/../a.txt", "path").is_err(),
+            "sub does not exist"
+        );
         for escape in ["../secret.txt", "link"] {
             let err = resolve(&cfg, escape, "path").unwrap_err().to_string();
-            assert!(err.contains("outside the working directory"), "{escape}: {err}");
+            assert!(
+                err.contains("outside the working directory"),
+                "{escape}: {err}"
+            );
         }
         let abs = root.path().join("secret.txt");
         assert!(resolve(&cfg, abs.to_str().unwrap(), "path").is_err());

@@ -97,18 +97,18 @@ where
             Ok(Incoming::Response { .. }) => {}
             Ok(Incoming::Request { id, method, params }) => {
                 let token = CancellationToken::new();
-                {
-                    let mut map = lock(&inflight);
-                    if map.contains_key(&id) {
-                        drop(map);
-                        let error = RpcError::new(
-                            code::INVALID_REQUEST,
-                            format!("request id {id} is already in flight"),
-                        );
-                        let _ = outbox.send(Outgoing::Error { id: Some(id), error }).await;
-                        continue;
-                    }
-                    map.insert(id.clone(), token.clone());
+                if !register(&inflight, &id, &token) {
+                    let error = RpcError::new(
+                        code::INVALID_REQUEST,
+                        format!("request id {id} is already in flight"),
+                    );
+                    let _ = outbox
+                        .send(Outgoing::Error {
+                            id: Some(id),
+                            error,
+                        })
+                        .await;
+                    continue;
                 }
                 let request = Request {
                     ctx: ctx.clone(),
@@ -147,6 +147,16 @@ where
         Ok(result) => result,
         Err(e) => Err(std::io::Error::other(e)),
     }
+}
+
+/// Records a request as in flight; `false` when its id already is.
+fn register(inflight: &InFlight, id: &RequestId, token: &CancellationToken) -> bool {
+    let mut map = lock(inflight);
+    if map.contains_key(id) {
+        return false;
+    }
+    map.insert(id.clone(), token.clone());
+    true
 }
 
 fn on_notification(method: &str, params: Option<&Value>, inflight: &InFlight) {

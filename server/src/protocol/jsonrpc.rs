@@ -237,9 +237,18 @@ fn short(text: &str) -> String {
 /// One outgoing frame, serialized by [`Outgoing::to_line`].
 #[derive(Debug)]
 pub enum Outgoing {
-    Result { id: RequestId, result: Value },
-    Error { id: Option<RequestId>, error: RpcError },
-    Notification { method: String, params: Value },
+    Result {
+        id: RequestId,
+        result: Value,
+    },
+    Error {
+        id: Option<RequestId>,
+        error: RpcError,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
 }
 
 #[derive(Serialize)]
@@ -361,7 +370,10 @@ mod tests {
         let e = err(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#);
         assert_eq!(e.error.code, code::INVALID_REQUEST);
         assert_eq!(e.id, Some(RequestId::number(1)));
-        assert_eq!(err(r#"{"jsonrpc":"2.0","id":1}"#).error.message, "missing method");
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":1}"#).error.message,
+            "missing method"
+        );
         let e = err(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#);
         assert_eq!(e.error.code, code::INVALID_PARAMS);
     }

@@ -79,7 +79,10 @@ pub fn result_text(result: &Value) -> String {
 
 /// Whether a `tools/call` result is flagged `isError: true`.
 pub fn result_is_error(result: &Value) -> bool {
-    result.get("isError").and_then(Value::as_bool).unwrap_or(false)
+    result
+        .get("isError")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 #[cfg(test)]

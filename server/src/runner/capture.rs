@@ -38,7 +38,8 @@ impl Capture {
             let take = (EDGE_BYTES - self.head.len()).min(data.len());
             self.head.extend_from_slice(&data[..take]);
         }
-        self.tail.extend(&data[data.len().saturating_sub(EDGE_BYTES)..]);
+        self.tail
+            .extend(&data[data.len().saturating_sub(EDGE_BYTES)..]);
         while self.tail.len() > EDGE_BYTES {
             self.tail.pop_front();
         }
@@ -53,7 +54,9 @@ impl Capture {
             }
             None => match tempfile::tempfile() {
                 Ok(mut file) => {
-                    let written = file.write_all(&self.memory).and_then(|()| file.write_all(data));
+                    let written = file
+                        .write_all(&self.memory)
+                        .and_then(|()| file.write_all(data));
                     if let Err(e) = written {
                         self.spill_error.get_or_insert(e.to_string());
                     }
@@ -98,10 +101,10 @@ impl Capture {
     /// Text for an excerpt: the whole output when small, else the kept head and
     /// tail joined, with the number of bytes missing between them.
     pub fn edges(&self) -> (String, usize) {
-        if let Some(text) = self.text() {
-            if text.len() <= 2 * EDGE_BYTES {
-                return (text, 0);
-            }
+        if let Some(text) = self.text()
+            && text.len() <= 2 * EDGE_BYTES
+        {
+            return (text, 0);
         }
         let tail: Vec<u8> = self.tail.iter().copied().collect();
         let hidden = self.total as usize - self.head.len() - tail.len();
@@ -147,7 +150,9 @@ mod tests {
     #[test]
     fn large_output_spills_and_reads_back_whole() {
         let mut c = Capture::default();
-        let piece: Vec<u8> = (0..10_000u32).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let piece: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
         let mut expected = Vec::new();
         while expected.len() < 3 * SPILL_THRESHOLD {
             c.push(&piece);

@@ -252,7 +252,9 @@ mod tests {
     #[test]
     fn a_missing_runtime_is_named() {
         let none = Runtimes::default();
-        let err = none.command(Language::Python, Path::new("/tmp")).unwrap_err();
+        let err = none
+            .command(Language::Python, Path::new("/tmp"))
+            .unwrap_err();
         assert_eq!(err, "python3");
         assert!(none.available().is_empty());
     }

@@ -114,7 +114,10 @@ pub enum RunError {
     #[error("cannot prepare the program: {0}")]
     Setup(std::io::Error),
     #[error("cannot start {program}: {error}")]
-    Spawn { program: String, error: std::io::Error },
+    Spawn {
+        program: String,
+        error: std::io::Error,
+    },
 }
 
 /// How programs are started: runtimes, working directory, environment.
@@ -139,7 +142,9 @@ impl Runner {
         let isolate_net = if config.isolate_net {
             let found = lang::which("unshare", path).filter(|u| unshare_works(u));
             if found.is_none() {
-                tracing::warn!("--isolate-net: `unshare --net --map-root-user` is not usable here; programs keep network access");
+                tracing::warn!(
+                    "--isolate-net: `unshare --net --map-root-user` is not usable here; programs keep network access"
+                );
             }
             found
         } else {
@@ -268,7 +273,9 @@ impl Runner {
             }
             let _ = child.wait().await;
             let pipes_held = !read_all
-                && tokio::time::timeout(DRAIN_GRACE, &mut reading).await.is_err();
+                && tokio::time::timeout(DRAIN_GRACE, &mut reading)
+                    .await
+                    .is_err();
             (ending, pipes_held)
         };
         drop(guard);

@@ -228,7 +228,11 @@ fn utf8_floor(bytes: &[u8]) -> usize {
             0xC0.. => 2,
             _ => 1,
         };
-        return if width > back && back < len { len - back } else { len };
+        return if width > back && back < len {
+            len - back
+        } else {
+            len
+        };
     }
     len
 }
@@ -343,7 +347,7 @@ fn emit_section<E: Emit>(
         } else {
             // One unit larger than a chunk (a huge fence): split it by lines.
             let mut windows = LineWindows::new(&name);
-            windows.push(text[start..end].as_bytes(), emit)?;
+            windows.push(&text.as_bytes()[start..end], emit)?;
             windows.finish(emit)
         }
     };
@@ -369,7 +373,12 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-fn walk_json<E: Emit>(value: &Value, path: &str, prefix: &str, emit: &mut E) -> Result<(), E::Error> {
+fn walk_json<E: Emit>(
+    value: &Value,
+    path: &str,
+    prefix: &str,
+    emit: &mut E,
+) -> Result<(), E::Error> {
     let whole = pretty(value);
     if whole.len() <= CHUNK_MAX {
         return emit.emit(Chunk {
@@ -432,7 +441,11 @@ fn walk_json<E: Emit>(value: &Value, path: &str, prefix: &str, emit: &mut E) -> 
 }
 
 fn json_key_path(path: &str, key: &str) -> String {
-    if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+    if !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    {
         format!("{path}.{key}")
     } else {
         format!("{path}[{}]", quote(key))
@@ -472,7 +485,13 @@ mod tests {
         let titles: Vec<&str> = got.iter().map(|c| c.title.as_str()).collect();
         assert_eq!(
             titles,
-            vec!["", "Guide", "Guide > Install", "Guide > Install > Linux", "Guide > Usage"]
+            vec![
+                "",
+                "Guide",
+                "Guide > Install",
+                "Guide > Install > Linux",
+                "Guide > Usage"
+            ]
         );
         assert_eq!(concat(&got), md);
     }
@@ -481,10 +500,17 @@ mod tests {
     fn headings_inside_fences_do_not_split_and_fences_stay_whole() {
         let fence = format!("```sh\n# not a heading\n{}```\n", "echo hi\n".repeat(300));
         assert!(fence.len() < CHUNK_MAX);
-        let md = format!("# A\n{}\n{fence}{}", "word ".repeat(400), "tail\n".repeat(10));
+        let md = format!(
+            "# A\n{}\n{fence}{}",
+            "word ".repeat(400),
+            "tail\n".repeat(10)
+        );
         let got = chunks(&md, Format::Markdown);
         assert!(got.iter().all(|c| c.title.starts_with('A')), "{got:?}");
-        assert!(got.iter().any(|c| c.body.contains(&fence)), "fence was split");
+        assert!(
+            got.iter().any(|c| c.body.contains(&fence)),
+            "fence was split"
+        );
         assert!(got.iter().all(|c| c.body.len() <= CHUNK_MAX));
         assert_eq!(concat(&got), md);
     }
@@ -531,7 +557,11 @@ mod tests {
         let got = chunks(&doc.to_string(), Format::Json);
         assert!(got.len() > 1);
         assert!(got.iter().all(|c| c.body.len() <= CHUNK_MAX));
-        assert!(got.iter().any(|c| c.title.starts_with("$.servers[0]")), "{:?}", got[0].title);
+        assert!(
+            got.iter().any(|c| c.title.starts_with("$.servers[0]")),
+            "{:?}",
+            got[0].title
+        );
         assert!(got.iter().any(|c| c.body.contains("server-199")));
     }
 }

@@ -35,7 +35,8 @@ impl Emit for Sink<'_> {
             chunk.title,
             chunk.body
         ])?;
-        self.insert_fts.execute(params![id, chunk.title, chunk.body])?;
+        self.insert_fts
+            .execute(params![id, chunk.title, chunk.body])?;
         self.chunks += 1;
         self.bytes += chunk.body.len() as u64;
         Ok(())

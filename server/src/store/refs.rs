@@ -61,7 +61,10 @@ fn format_ref(n: u32) -> String {
 /// Accepts `r:123456`, `[r:123456]` and `123456`.
 fn parse_ref(reference: &str) -> Option<u32> {
     let t = reference.trim();
-    let t = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(t);
+    let t = t
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .unwrap_or(t);
     let digits = t.strip_prefix("r:").unwrap_or(t);
     if digits.len() != 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -87,7 +90,15 @@ mod tests {
     #[test]
     fn malformed_and_unknown_references_resolve_to_nothing() {
         let t = RefTable::new(fastrand::Rng::with_seed(1));
-        for bad in ["", "r:", "r:12345", "r:1234567", "r:abcdef", "s:123456", "r:000001"] {
+        for bad in [
+            "",
+            "r:",
+            "r:12345",
+            "r:1234567",
+            "r:abcdef",
+            "s:123456",
+            "r:000001",
+        ] {
             assert_eq!(t.resolve(bad), None, "{bad}");
         }
     }

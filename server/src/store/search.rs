@@ -148,7 +148,13 @@ impl Store {
     pub fn error_hits(&self, label: &str, limit: usize) -> Result<Vec<Hit>, StoreError> {
         let rows = self.with_reader(|db| {
             let (id, _) = source_id(db, label)?;
-            run_match(db, ERROR_WORDS, &format!("AND c.source_id = {id}"), limit, false)
+            run_match(
+                db,
+                ERROR_WORDS,
+                &format!("AND c.source_id = {id}"),
+                limit,
+                false,
+            )
         })?;
         Ok(self.name_rows(rows))
     }
@@ -156,7 +162,10 @@ impl Store {
     /// The exact chunks named by `refs`, in the order given. Any reference that
     /// names nothing (unknown, malformed, expired, or replaced) fails the whole
     /// call with the list of exactly those references.
-    pub fn fetch(&self, refs: &[String]) -> Result<Result<Vec<ChunkText>, Vec<String>>, StoreError> {
+    pub fn fetch(
+        &self,
+        refs: &[String],
+    ) -> Result<Result<Vec<ChunkText>, Vec<String>>, StoreError> {
         let ids: Vec<Option<i64>> = {
             let table = self.refs();
             refs.iter().map(|r| table.resolve(r)).collect()
@@ -227,7 +236,9 @@ fn canonical_ref(r: &str) -> String {
 
 fn source_id(db: &Connection, label: &str) -> Result<(i64, usize), StoreError> {
     db.prepare_cached("SELECT id, chunks FROM sources WHERE label = ?1")?
-        .query_row([label], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as usize)))
+        .query_row([label], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as usize))
+        })
         .map_err(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => StoreError::UnknownSource(label.to_owned()),
             e => e.into(),
@@ -347,7 +358,8 @@ mod tests {
     #[test]
     fn the_section_matching_every_term_ranks_first() {
         let s = store();
-        let md = "# Alpha\nalpha words only\n# Beta\nbeta words only\n# Both\nalpha and beta together\n";
+        let md =
+            "# Alpha\nalpha words only\n# Beta\nbeta words only\n# Both\nalpha and beta together\n";
         s.index_text("doc", md, Format::Markdown).unwrap();
         let got = s.search("alpha beta", Scope::All, 10, false).unwrap();
         let titles: Vec<&str> = got.hits.iter().map(|h| h.title.as_str()).collect();
@@ -367,19 +379,37 @@ mod tests {
     #[test]
     fn punctuation_queries_never_fail() {
         let s = store();
-        s.index_text("doc", "exec-file runs a::b at /v1/x", Format::Text).unwrap();
-        for q in ["exec-file", "a::b", "\"", "*", "NEAR(", "/v1/x", "AND OR NOT", "^x", "col:val"] {
+        s.index_text("doc", "exec-file runs a::b at /v1/x", Format::Text)
+            .unwrap();
+        for q in [
+            "exec-file",
+            "a::b",
+            "\"",
+            "*",
+            "NEAR(",
+            "/v1/x",
+            "AND OR NOT",
+            "^x",
+            "col:val",
+        ] {
             let got = s.search(q, Scope::All, 5, false);
             assert!(got.is_ok(), "{q}: {got:?}");
         }
-        assert_eq!(s.search("exec-file", Scope::All, 5, false).unwrap().hits.len(), 1);
+        assert_eq!(
+            s.search("exec-file", Scope::All, 5, false)
+                .unwrap()
+                .hits
+                .len(),
+            1
+        );
         assert!(s.search("\"", Scope::All, 5, false).unwrap().unsearchable);
     }
 
     #[test]
     fn typos_and_substrings_fall_back_to_fuzzy_matches() {
         let s = store();
-        s.index_text("doc", "the authentication handshake", Format::Text).unwrap();
+        s.index_text("doc", "the authentication handshake", Format::Text)
+            .unwrap();
         let typo = s.search("authentcation", Scope::All, 5, false).unwrap();
         assert_eq!(typo.hits.len(), 1);
         assert!(typo.fuzzy);
@@ -392,11 +422,21 @@ mod tests {
     #[test]
     fn reindexing_replaces_and_expires_old_references() {
         let s = store();
-        s.index_text("doc", "first version apples", Format::Text).unwrap();
-        let old = s.search("apples", Scope::All, 5, false).unwrap().hits[0].reference.clone();
-        let summary = s.index_text("doc", "second version pears", Format::Text).unwrap();
+        s.index_text("doc", "first version apples", Format::Text)
+            .unwrap();
+        let old = s.search("apples", Scope::All, 5, false).unwrap().hits[0]
+            .reference
+            .clone();
+        let summary = s
+            .index_text("doc", "second version pears", Format::Text)
+            .unwrap();
         assert_eq!(summary.replaced, 1);
-        assert!(s.search("apples", Scope::All, 5, false).unwrap().hits.is_empty());
+        assert!(
+            s.search("apples", Scope::All, 5, false)
+                .unwrap()
+                .hits
+                .is_empty()
+        );
         assert_eq!(s.fetch(std::slice::from_ref(&old)).unwrap(), Err(vec![old]));
     }
 
@@ -404,7 +444,9 @@ mod tests {
     fn fetch_lists_exactly_the_invalid_references() {
         let s = store();
         s.index_text("doc", "kiwi", Format::Text).unwrap();
-        let good = s.search("kiwi", Scope::All, 5, false).unwrap().hits[0].reference.clone();
+        let good = s.search("kiwi", Scope::All, 5, false).unwrap().hits[0]
+            .reference
+            .clone();
         let asked = vec![good.clone(), "r:nope".into(), "r:999999".into()];
         let got = s.fetch(&asked).unwrap();
         let mut invalid = got.unwrap_err();
@@ -423,7 +465,9 @@ mod tests {
         let got = s.search("shared", Scope::Source("b"), 5, false).unwrap();
         assert_eq!(got.hits.len(), 1);
         assert_eq!(got.hits[0].source, "b");
-        let err = s.search("shared", Scope::Source("zzz"), 5, false).unwrap_err();
+        let err = s
+            .search("shared", Scope::Source("zzz"), 5, false)
+            .unwrap_err();
         assert_eq!(err.to_string(), "no indexed source named \"zzz\"");
     }
 

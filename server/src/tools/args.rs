@@ -191,7 +191,10 @@ mod tests {
     fn unknown_fields_are_named() {
         let m = map(json!({"query": "x"}));
         let err = Args::new(&m, &["queries"]).err().unwrap();
-        assert_eq!(err.to_string(), "query: unknown field; expected one of queries");
+        assert_eq!(
+            err.to_string(),
+            "query: unknown field; expected one of queries"
+        );
     }
 
     #[test]
@@ -199,25 +202,43 @@ mod tests {
         let cap = ByteBudget::cap(8192);
         for bad in [json!(255), json!(8193), json!(1.5), json!("512"), json!(-1)] {
             let m = map(json!({ "max_bytes": bad }));
-            let err = Args::new(&m, &["max_bytes"]).unwrap().max_bytes(cap).unwrap_err();
+            let err = Args::new(&m, &["max_bytes"])
+                .unwrap()
+                .max_bytes(cap)
+                .unwrap_err();
             assert_eq!(err.field, "max_bytes", "{bad}");
-            assert!(err.problem.starts_with("must be an integer in 256..=8192"), "{err}");
+            assert!(
+                err.problem.starts_with("must be an integer in 256..=8192"),
+                "{err}"
+            );
         }
         let m = map(json!({"max_bytes": 300}));
-        let ok = Args::new(&m, &["max_bytes"]).unwrap().max_bytes(cap).unwrap();
+        let ok = Args::new(&m, &["max_bytes"])
+            .unwrap()
+            .max_bytes(cap)
+            .unwrap();
         assert_eq!(ok.bytes(), 300);
     }
 
     #[test]
     fn list_items_are_checked_one_by_one() {
         let m = map(json!({"queries": ["a", 3]}));
-        let err = Args::new(&m, &["queries"]).unwrap().str_list("queries").unwrap_err();
-        assert_eq!(err.to_string(), "queries[1]: must be a string, got a number");
+        let err = Args::new(&m, &["queries"])
+            .unwrap()
+            .str_list("queries")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "queries[1]: must be a string, got a number"
+        );
     }
 
     #[test]
     fn null_counts_as_absent() {
         let m = map(json!({"source": null}));
-        assert_eq!(Args::new(&m, &["source"]).unwrap().str("source").unwrap(), None);
+        assert_eq!(
+            Args::new(&m, &["source"]).unwrap().str("source").unwrap(),
+            None
+        );
     }
 }

@@ -20,6 +20,10 @@ impl BatchArgs {
     }
 }
 
-pub async fn run(_ctx: &Context, _args: BatchArgs, _progress: Progress) -> Result<Outcome, ToolError> {
+pub async fn run(
+    _ctx: &Context,
+    _args: BatchArgs,
+    _progress: Progress,
+) -> Result<Outcome, ToolError> {
     Err(ToolError::failed("batch is not built yet"))
 }

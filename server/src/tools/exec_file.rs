@@ -6,9 +6,9 @@ use crate::error::{ArgError, ToolError};
 use crate::paths;
 use crate::runner::Input;
 
+use super::Outcome;
 use super::args::Args;
 use super::program::{self, ProgramArgs};
-use super::Outcome;
 
 #[derive(Debug)]
 pub struct ExecFileArgs {
@@ -43,8 +43,5 @@ pub async fn run(ctx: &Context, args: ExecFileArgs) -> Result<Outcome, ToolError
     std::fs::File::open(&path)
         .map_err(|e| ToolError::failed(format!("path: cannot read {}: {e}", args.path)))?;
     let env = vec![("FILE".into(), path.clone().into_os_string())];
-    resolved
-        .commit(ctx)
-        .run(ctx, Input::File(path), env)
-        .await
+    resolved.commit(ctx).run(ctx, Input::File(path), env).await
 }

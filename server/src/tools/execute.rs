@@ -3,9 +3,9 @@
 use crate::error::{ArgError, ToolError};
 use crate::runner::Input;
 
+use super::Outcome;
 use super::args::Args;
 use super::program::{self, ProgramArgs};
-use super::Outcome;
 use crate::context::Context;
 
 #[derive(Debug)]

@@ -38,7 +38,10 @@ impl IndexArgs {
         let path = args.non_empty_str("path")?;
         let input = match (content, path) {
             (Some(_), Some(_)) => {
-                return Err(ArgError::new("path", "send either content or path, not both"));
+                return Err(ArgError::new(
+                    "path",
+                    "send either content or path, not both",
+                ));
             }
             (Some(c), None) => Input::Content(c.to_owned()),
             (None, Some(p)) => Input::Path(p.to_owned()),
@@ -196,4 +199,3 @@ fn summary_line(summary: &IndexSummary, kind: &str, extra: Option<&str>) -> Stri
     }
     line
 }
-

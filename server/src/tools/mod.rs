@@ -128,7 +128,12 @@ impl ToolSpec {
     /// Field names the schema declares: the only ones a call may send.
     pub fn fields(&self) -> &'static [String] {
         static FIELDS: OnceLock<Vec<Vec<String>>> = OnceLock::new();
-        let all = FIELDS.get_or_init(|| TOOLS.iter().map(|t| property_names(&t.schema_value())).collect());
+        let all = FIELDS.get_or_init(|| {
+            TOOLS
+                .iter()
+                .map(|t| property_names(&t.schema_value()))
+                .collect()
+        });
         let i = TOOLS.iter().position(|t| t.name == self.name).unwrap_or(0);
         &all[i]
     }
@@ -254,7 +259,14 @@ mod tests {
         let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
         assert_eq!(
             names,
-            vec!["batch", "exec-file", "execute", "fetch-index", "index", "search"]
+            vec![
+                "batch",
+                "exec-file",
+                "execute",
+                "fetch-index",
+                "index",
+                "search"
+            ]
         );
     }
 
@@ -263,7 +275,12 @@ mod tests {
         for t in &TOOLS {
             let v: Value = serde_json::from_str(t.schema).unwrap();
             assert_eq!(v["type"], "object", "{}", t.name);
-            assert_eq!(serde_json::to_string(&v).unwrap().len(), t.schema.len(), "{}", t.name);
+            assert_eq!(
+                serde_json::to_string(&v).unwrap().len(),
+                t.schema.len(),
+                "{}",
+                t.name
+            );
         }
     }
 
@@ -271,7 +288,11 @@ mod tests {
     fn the_listing_and_instructions_fit_their_budgets() {
         let bytes = serde_json::to_string(tools_list()).unwrap().len();
         assert!(bytes <= 4096, "tools/list is {bytes} bytes");
-        assert!(INSTRUCTIONS.len() <= 256, "instructions are {} bytes", INSTRUCTIONS.len());
+        assert!(
+            INSTRUCTIONS.len() <= 256,
+            "instructions are {} bytes",
+            INSTRUCTIONS.len()
+        );
         assert!(TOOLS.iter().all(|t| t.description.is_ascii()));
     }
 

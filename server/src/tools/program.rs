@@ -32,8 +32,14 @@ pub struct ProgramArgs {
 
 #[derive(Debug)]
 enum Program {
-    Inline { language: Language, code: String },
-    Cached { reference: String, language: Option<Language> },
+    Inline {
+        language: Language,
+        code: String,
+    },
+    Cached {
+        reference: String,
+        language: Option<Language>,
+    },
 }
 
 impl ProgramArgs {
@@ -45,7 +51,10 @@ impl ProgramArgs {
             Some(name) => Some(Language::parse(name).ok_or_else(|| {
                 ArgError::new(
                     "language",
-                    format!("unknown language {name:?}; use one of {}", Language::names()),
+                    format!(
+                        "unknown language {name:?}; use one of {}",
+                        Language::names()
+                    ),
                 )
             })?),
         };
@@ -175,12 +184,12 @@ pub async fn present(
 ) -> Result<Outcome, ToolError> {
     let status = finished.ending.describe();
     let notes = notes(&finished);
-    if let Some(text) = inline(&finished, status.as_deref(), &notes, new_ref.as_deref()) {
-        if text.len() <= budget.bytes() {
-            let mut reply = Reply::new();
-            reply.text(text);
-            return Ok(Outcome::ok(reply));
-        }
+    if let Some(text) = inline(&finished, status.as_deref(), &notes, new_ref.as_deref())
+        && text.len() <= budget.bytes()
+    {
+        let mut reply = Reply::new();
+        reply.text(text);
+        return Ok(Outcome::ok(reply));
     }
     let store = ctx.store.clone();
     let failed = !finished.ending.success();
@@ -237,7 +246,10 @@ pub async fn present(
         reply.line(note.clone());
     }
     if !errors.is_empty() {
-        let refs: Vec<String> = errors.iter().map(|h| format!("[{}]", h.reference)).collect();
+        let refs: Vec<String> = errors
+            .iter()
+            .map(|h| format!("[{}]", h.reference))
+            .collect();
         reply.line(format!("errors: {}", refs.join(" ")));
     }
     reply.line(format!(
@@ -260,7 +272,9 @@ fn notes(finished: &Finished) -> Vec<String> {
     }
     for (name, capture) in [("stdout", &finished.stdout), ("stderr", &finished.stderr)] {
         if let Some(e) = capture.spill_error() {
-            notes.push(format!("[note: {name} spill file failed: {e}; kept in memory]"));
+            notes.push(format!(
+                "[note: {name} spill file failed: {e}; kept in memory]"
+            ));
         }
     }
     notes

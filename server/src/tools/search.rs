@@ -45,7 +45,10 @@ impl SearchArgs {
         let offset = args.int_in("offset", 0..=u32::MAX as u64)?;
         let mode = match (queries, refs) {
             (Some(_), Some(_)) => {
-                return Err(ArgError::new("refs", "send either queries or refs, not both"));
+                return Err(ArgError::new(
+                    "refs",
+                    "send either queries or refs, not both",
+                ));
             }
             (Some(q), None) => {
                 if q.is_empty() || q.len() > MAX_QUERIES {
@@ -191,7 +194,9 @@ fn render_listing(label: &str, hits: &[Hit], total: usize, offset: usize) -> Rep
     let mut reply = Reply::new();
     let shown_end = offset + hits.len();
     if hits.is_empty() {
-        reply.line(format!("{label}: {total} chunks; none from offset {offset}"));
+        reply.line(format!(
+            "{label}: {total} chunks; none from offset {offset}"
+        ));
         return reply;
     }
     reply.line(format!(
