@@ -134,6 +134,12 @@ impl Reply {
         self
     }
 
+    /// Appends the blocks of another reply.
+    pub fn append(&mut self, other: Reply) -> &mut Self {
+        self.blocks.extend(other.blocks);
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
@@ -212,6 +218,11 @@ pub fn cut_to(text: String, limit: usize) -> String {
     };
     // The marker's own length depends on the digits of `shown`; size it for the largest.
     let reserve = marker_for(limit).len();
+    if reserve > limit {
+        // Too small for a marker (never for a tool budget, which is at least 256 B).
+        let end = text.floor_char_boundary(limit);
+        return text[..end].to_owned();
+    }
     let room = limit.saturating_sub(reserve);
     let end = line_end_near(&text, room);
     let marker = marker_for(end);

@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::fetch::FetchPolicy;
 use crate::store::StoreConfig;
 
 /// Everything the server needs to know about its operator's choices.
@@ -17,8 +18,8 @@ pub struct Config {
     /// The environment programs start from: the allow-listed part of the
     /// server's own (see `runner::Runner::filter_env`), read once in `main`.
     pub program_env: Vec<(OsString, OsString)>,
-    /// Refuse loopback addresses in `fetch-index` too.
-    pub fetch_strict: bool,
+    /// `fetch-index` limits and address strictness.
+    pub fetch: FetchPolicy,
     /// Run programs without network access when possible (`--isolate-net`).
     pub isolate_net: bool,
     /// Tool calls running at once; further calls wait their turn.
@@ -33,7 +34,7 @@ impl Config {
             store: StoreConfig::default(),
             allow_outside_workdir: false,
             program_env: Vec::new(),
-            fetch_strict: false,
+            fetch: FetchPolicy::default(),
             isolate_net: false,
             max_concurrent_calls: 16,
         }

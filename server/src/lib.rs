@@ -9,7 +9,7 @@
 //! - [`store`]: SQLite FTS5: chunking, ranking, references.
 //! - `runner`: subprocesses: languages, environment, process groups, bounded capture.
 //! - `cache`: the process-local script cache.
-//! - `fetch`: HTTP fetching with address checks and HTML → Markdown.
+//! - [`fetch`]: HTTP fetching with address checks and HTML → Markdown.
 //! - [`config`]: configuration parsed once; `context`: shared state per process.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -20,6 +20,7 @@ pub mod config;
 mod context;
 mod dispatch;
 pub mod error;
+pub mod fetch;
 mod paths;
 pub mod protocol;
 pub mod runner;

@@ -20,6 +20,12 @@ struct Cli {
     /// Refuse loopback addresses in fetch-index as well.
     #[arg(long)]
     strict_fetch: bool,
+    /// Time limit of one fetch-index, redirects included.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    fetch_timeout_ms: u64,
+    /// Largest response body fetch-index accepts.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    fetch_max_bytes: u64,
     /// Run programs in a new network namespace (no network) when `unshare` allows it.
     #[arg(long)]
     isolate_net: bool,
@@ -49,7 +55,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let mut config = Config::new(workdir.canonicalize().unwrap_or(workdir));
     config.store = StoreConfig { path: cli.db };
     config.allow_outside_workdir = cli.allow_outside_workdir;
-    config.fetch_strict = cli.strict_fetch;
+    config.fetch.strict = cli.strict_fetch;
+    config.fetch.timeout = Duration::from_millis(cli.fetch_timeout_ms);
+    config.fetch.max_bytes = cli.fetch_max_bytes;
     config.isolate_net = cli.isolate_net;
     let passthrough = std::env::var("QC_ENV_PASSTHROUGH")
         .map(|names| Config::parse_passthrough(&names))

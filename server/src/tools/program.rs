@@ -314,7 +314,11 @@ fn inline(
 }
 
 /// Streams one capture into the store as line windows titled by stream.
-fn index_stream<E>(capture: &mut Capture, name: &str, sink: &mut E) -> Result<(), StoreError>
+pub(super) fn index_stream<E>(
+    capture: &mut Capture,
+    name: &str,
+    sink: &mut E,
+) -> Result<(), StoreError>
 where
     E: Emit<Error = StoreError>,
 {

@@ -1,7 +1,11 @@
+mod http;
 mod support;
+
+mod batch;
 
 mod exec_file;
 mod execute;
+mod fetch;
 mod index_search;
 mod process;
 mod protocol;
