@@ -17,6 +17,14 @@ use quietcontext::protocol::jsonrpc::RequestId;
 use quietcontext::protocol::mcp;
 use serde_json::{Value, json};
 
+/// `_meta` of a 2026-07-28 request.
+pub fn modern_meta() -> Value {
+    json!({
+        mcp::META_PROTOCOL_VERSION: mcp::MODERN_VERSION,
+        mcp::META_CLIENT_CAPABILITIES: {},
+    })
+}
+
 /// Default deadline for one reply.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
 
@@ -139,6 +147,9 @@ pub struct Client {
     next_id: i64,
     pub transcript: Vec<WireLine>,
     pub deadline: Duration,
+    /// Merged into every request's `params._meta` (2026-07-28 clients send
+    /// their protocol version and capabilities this way).
+    pub meta: Option<Value>,
 }
 
 impl std::fmt::Debug for Client {
@@ -201,6 +212,7 @@ impl Client {
             next_id: 0,
             transcript: Vec::new(),
             deadline: DEFAULT_DEADLINE,
+            meta: None,
         })
     }
 
@@ -268,6 +280,23 @@ impl Client {
     ) -> Result<(Frame, Vec<Frame>), ClientError> {
         let id = self.next_id();
         let mut frame = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        let params = match (&self.meta, params) {
+            (Some(meta), params) => {
+                let mut params = params.unwrap_or_else(|| json!({}));
+                if !params["_meta"].is_object() {
+                    params["_meta"] = json!({});
+                }
+                if let (Some(target), Some(extra)) =
+                    (params["_meta"].as_object_mut(), meta.as_object())
+                {
+                    for (k, v) in extra {
+                        target.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                Some(params)
+            }
+            (None, params) => params,
+        };
         if let Some(params) = params {
             frame["params"] = params;
         }

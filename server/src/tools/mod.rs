@@ -69,28 +69,28 @@ pub struct ToolSpec {
 pub const TOOLS: [ToolSpec; 6] = [
     ToolSpec {
         name: "batch",
-        description: "Run shell commands in order, index each output under its label, then search the queries in them. Returns a status line per command and [r:id] refs with previews.",
-        schema: r#"{"type":"object","properties":{"commands":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"command":{"type":"string"}},"required":["label","command"]}},"queries":{"type":"array","items":{"type":"string"}},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer","minimum":256,"maximum":12288}},"required":["commands"]}"#,
+        description: "Run shell commands in order, index each output under its label, and search them with queries. Returns a status line per command and matching [r:id] refs.",
+        schema: r#"{"type":"object","properties":{"commands":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"command":{"type":"string"}},"required":["label","command"]}},"queries":{"type":"array","items":{"type":"string"}},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer"}},"required":["commands"]}"#,
         read_only: false,
         cap: BATCH_CAP,
     },
     ToolSpec {
         name: "exec-file",
         description: "Like execute, with the file's content on stdin and its path in $FILE; the file itself never enters the context.",
-        schema: r#"{"type":"object","properties":{"path":{"type":"string"},"language":{"type":"string"},"code":{"type":"string"},"script_ref":{"type":"string"},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer","minimum":256,"maximum":8192}},"required":["path"]}"#,
+        schema: r#"{"type":"object","properties":{"path":{"type":"string"},"language":{"type":"string"},"code":{"type":"string"},"script_ref":{"type":"string"},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer"}},"required":["path"]}"#,
         read_only: false,
         cap: EXEC_CAP,
     },
     ToolSpec {
         name: "execute",
-        description: "Run code (shell, python, javascript, typescript, perl, ruby, go, rust, php, r); returns what it prints. Output over max_bytes is indexed: you get an excerpt and a source to search. Code of 256+ bytes gets an [s:ref] for script_ref.",
-        schema: r#"{"type":"object","properties":{"language":{"type":"string"},"code":{"type":"string"},"script_ref":{"type":"string"},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer","minimum":256,"maximum":8192}}}"#,
+        description: "Run code (shell, python, javascript, typescript, perl, ruby, go, rust, php, r) and return what it prints. Larger output is indexed: you get an excerpt and a source to search. Long code returns an [s:ref] to rerun as script_ref.",
+        schema: r#"{"type":"object","properties":{"language":{"type":"string"},"code":{"type":"string"},"script_ref":{"type":"string"},"timeout_ms":{"type":"integer"},"max_bytes":{"type":"integer"}}}"#,
         read_only: false,
         cap: EXEC_CAP,
     },
     ToolSpec {
         name: "fetch-index",
-        description: "Fetch an http(s) URL, convert HTML to Markdown and index it under source (default: the URL). Returns a one-line summary, never page content.",
+        description: "Fetch an http(s) URL into the index (HTML as Markdown) under source, default the URL. Returns a one-line summary, never page content.",
         schema: r#"{"type":"object","properties":{"url":{"type":"string"},"source":{"type":"string"}},"required":["url"]}"#,
         read_only: false,
         cap: SUMMARY_CAP,
@@ -104,8 +104,8 @@ pub const TOOLS: [ToolSpec; 6] = [
     },
     ToolSpec {
         name: "search",
-        description: "Search indexed sources: titles and [r:id] refs per query; preview adds up to 600 chars each. refs returns exact chunk text. source alone lists its chunks from offset.",
-        schema: r#"{"type":"object","properties":{"queries":{"type":"array","items":{"type":"string"}},"refs":{"type":"array","items":{"type":"string"}},"source":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},"offset":{"type":"integer"},"preview":{"type":"boolean"},"max_bytes":{"type":"integer","minimum":256,"maximum":8192}}}"#,
+        description: "Search indexed text: titles and [r:id] refs per query (preview adds 600 chars each). refs returns exact chunk text; source alone lists its chunks from offset.",
+        schema: r#"{"type":"object","properties":{"queries":{"type":"array","items":{"type":"string"}},"refs":{"type":"array","items":{"type":"string"}},"source":{"type":"string"},"limit":{"type":"integer"},"offset":{"type":"integer"},"preview":{"type":"boolean"},"max_bytes":{"type":"integer"}}}"#,
         read_only: true,
         cap: SEARCH_CAP,
     },
@@ -113,7 +113,7 @@ pub const TOOLS: [ToolSpec; 6] = [
 
 /// The `initialize` / `server/discover` instructions (Codex shows them as the
 /// tools' namespace description).
-pub const INSTRUCTIONS: &str = "Run code and search text without flooding context. Big outputs are indexed, not dumped: follow the hint in the reply. Pass [r:id] refs to search refs for exact text; pass an [s:ref] as script_ref to rerun cached code.";
+pub const INSTRUCTIONS: &str = "Run code and search text without flooding context. Large outputs are indexed, not dumped: follow the hint in the reply. Pass [r:id] to search refs for exact text, [s:ref] as script_ref to rerun code.";
 
 pub fn spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)

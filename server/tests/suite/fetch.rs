@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
-use super::http::TestHttp;
 use super::support::{Server, refs};
+use qc_harness::fixtures::HttpFixture as TestHttp;
 
 fn server() -> Server {
     Server::start_with(|cmd| {
@@ -16,7 +16,7 @@ fn server() -> Server {
 
 #[test]
 fn an_html_page_becomes_searchable_markdown_and_the_reply_holds_no_content() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = server();
     let url = http.url("/page");
     let text = s.ok("fetch-index", json!({"url": url}));
@@ -52,7 +52,7 @@ fn an_html_page_becomes_searchable_markdown_and_the_reply_holds_no_content() {
 
 #[test]
 fn redirects_are_followed_and_each_hop_is_checked() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = server();
     let text = s.ok(
         "fetch-index",
@@ -71,7 +71,7 @@ fn redirects_are_followed_and_each_hop_is_checked() {
 
 #[test]
 fn http_errors_name_the_status() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = server();
     let text = s.err("fetch-index", json!({"url": http.url("/missing")}));
     assert_eq!(
@@ -84,7 +84,7 @@ fn http_errors_name_the_status() {
 
 #[test]
 fn oversized_and_slow_responses_end_with_clear_errors() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = server();
     let text = s.err("fetch-index", json!({"url": http.url("/big")}));
     assert!(text.contains("exceeds the 200000-byte limit"), "{text}");
@@ -114,7 +114,7 @@ fn schemes_and_addresses_that_are_never_allowed() {
 
 #[test]
 fn strict_mode_refuses_loopback() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = Server::start_with(|cmd| cmd.arg("--strict-fetch"));
     let text = s.err("fetch-index", json!({"url": http.url("/page")}));
     assert!(text.contains("loopback address (strict mode)"), "{text}");
@@ -122,7 +122,7 @@ fn strict_mode_refuses_loopback() {
 
 #[test]
 fn json_and_text_are_indexed_and_other_types_refused() {
-    let http = TestHttp::start();
+    let http = TestHttp::start().unwrap();
     let mut s = server();
     let text = s.ok("fetch-index", json!({"url": http.url("/json")}));
     assert!(text.ends_with("application/json"), "{text}");

@@ -1,4 +1,11 @@
-//! A real HTTP server on 127.0.0.1 for fetch tests (tiny_http, one thread per request).
+//! A real HTTP server on 127.0.0.1 serving fixture pages for `fetch-index`
+//! tests and scenarios (tiny_http, one thread per request). It starts on an
+//! ephemeral port and stops when dropped.
+//!
+//! Routes: `/page` (HTML with headings, code and a table), `/page100k`,
+//! `/r1` → `/r2` → `/page`, `/loop`, `/to-metadata` and `/to-mapped`
+//! (redirects to 169.254.169.254), `/json`, `/text`, `/pdf`, `/big` (300 KB),
+//! `/slow` (4 s), `/500`; anything else is 404.
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -7,28 +14,34 @@ use std::time::Duration;
 
 use tiny_http::{Header, Response, Server};
 
-pub struct TestHttp {
+/// The fixture server.
+pub struct HttpFixture {
     server: Arc<Server>,
+    /// The accept loop; joined on drop.
     thread: Option<JoinHandle<()>>,
     pub base: String,
 }
 
 type Reply = Response<Cursor<Vec<u8>>>;
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).unwrap()
+fn header(name: &str, value: &str) -> Option<Header> {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
 }
 
 fn body(status: u16, content_type: &str, text: impl Into<Vec<u8>>) -> Reply {
-    Response::from_data(text.into())
-        .with_status_code(status)
-        .with_header(header("Content-Type", content_type))
+    let mut response = Response::from_data(text.into()).with_status_code(status);
+    if let Some(h) = header("Content-Type", content_type) {
+        response.add_header(h);
+    }
+    response
 }
 
 fn redirect(to: &str) -> Reply {
-    Response::from_data(Vec::new())
-        .with_status_code(302)
-        .with_header(header("Location", to))
+    let mut response = Response::from_data(Vec::new()).with_status_code(302);
+    if let Some(h) = header("Location", to) {
+        response.add_header(h);
+    }
+    response
 }
 
 pub const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Doc</title>
@@ -80,10 +93,14 @@ fn route(url: &str) -> Reply {
     }
 }
 
-impl TestHttp {
-    pub fn start() -> TestHttp {
-        let server = Arc::new(Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
+impl HttpFixture {
+    pub fn start() -> std::io::Result<HttpFixture> {
+        let server = Arc::new(Server::http("127.0.0.1:0").map_err(std::io::Error::other)?);
+        let port = server
+            .server_addr()
+            .to_ip()
+            .map(|a| a.port())
+            .ok_or_else(|| std::io::Error::other("fixture server has no IP address"))?;
         let accept = server.clone();
         let thread = thread::spawn(move || {
             for request in accept.incoming_requests() {
@@ -93,11 +110,11 @@ impl TestHttp {
                 });
             }
         });
-        TestHttp {
+        Ok(HttpFixture {
             server,
             thread: Some(thread),
             base: format!("http://127.0.0.1:{port}"),
-        }
+        })
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -105,7 +122,7 @@ impl TestHttp {
     }
 }
 
-impl Drop for TestHttp {
+impl Drop for HttpFixture {
     fn drop(&mut self) {
         self.server.unblock();
         if let Some(t) = self.thread.take() {
