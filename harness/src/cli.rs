@@ -58,6 +58,14 @@ pub enum Command {
     },
     /// Run the Codex scenarios alone.
     Codex(CodexArgs),
+    /// Relay stdio to a server, recording every line (used inside Codex runs).
+    #[command(hide = true)]
+    Proxy {
+        #[arg(long)]
+        log: PathBuf,
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -70,6 +78,9 @@ pub struct CodexArgs {
     /// Where the pinned Codex CLI is installed (default: target/codex-cli).
     #[arg(long)]
     pub codex_cache: Option<PathBuf>,
+    /// Make the mock model answer HTTP 500 (to test failure reporting).
+    #[arg(long, hide = true)]
+    pub mock_fail: bool,
 }
 
 #[derive(Args, Debug, Clone)]

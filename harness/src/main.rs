@@ -20,6 +20,15 @@ fn main() -> ExitCode {
             out,
         } => commands::compare(server, peer, profile, out),
         Command::Codex(args) => commands::codex(args),
+        Command::Proxy { log, command } => {
+            return match qc_harness::codex::proxy::run(log, command) {
+                Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+                Err(e) => {
+                    eprintln!("qc-harness proxy: {e:#}");
+                    ExitCode::from(2)
+                }
+            };
+        }
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
