@@ -7,5 +7,6 @@ mod execute;
 mod fetch;
 mod index_search;
 mod process;
+mod properties;
 mod protocol;
 mod script_cache;
