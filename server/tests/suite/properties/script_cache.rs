@@ -51,10 +51,6 @@ fn program(i: usize) -> String {
     )
 }
 
-fn fail(e: impl std::fmt::Display) -> TestCaseError {
-    TestCaseError::fail(e.to_string())
-}
-
 fn run_ops(target: Target, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut server = target.start();
     let mut model: VecDeque<usize> = VecDeque::new();
