@@ -58,6 +58,22 @@ pub enum Command {
     },
     /// Run the Codex scenarios alone.
     Codex(CodexArgs),
+    /// Whole-process timings and memory; writes reports/perf.json and perf.md.
+    Perf {
+        #[command(flatten)]
+        server: ServerArg,
+        /// Size of the indexed corpus, in MB.
+        #[arg(long, default_value_t = 100)]
+        corpus_mb: u64,
+        /// How much a program prints in the memory test, in MB.
+        #[arg(long, default_value_t = 1024)]
+        print_mb: u64,
+        /// Repetitions behind each median.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+    },
     /// Relay stdio to a server, recording every line (used inside Codex runs).
     #[command(hide = true)]
     Proxy {

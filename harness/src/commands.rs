@@ -214,3 +214,23 @@ pub fn codex(args: &CodexArgs) -> anyhow::Result<bool> {
     );
     Ok(report.failures.is_empty())
 }
+
+pub fn perf(
+    server: &ServerArg,
+    corpus_mb: u64,
+    print_mb: u64,
+    runs: usize,
+    reports: &std::path::Path,
+) -> anyhow::Result<bool> {
+    let cmd = server::resolve(server.server.as_deref())?;
+    let report = crate::perf::run(&cmd, corpus_mb, print_mb, runs.max(1))?;
+    std::fs::create_dir_all(reports)?;
+    std::fs::write(
+        reports.join("perf.json"),
+        serde_json::to_string_pretty(&report)? + "\n",
+    )?;
+    let md = crate::perf::markdown(&report);
+    std::fs::write(reports.join("perf.md"), &md)?;
+    print!("{md}");
+    Ok(true)
+}

@@ -12,6 +12,7 @@
 //! - [`gate`]: baseline and verdict; [`report`]: JSON, Markdown, JUnit, HTML.
 //! - [`compare`]: the same workload on another server, side by side.
 //! - [`codex`]: real Codex against the server and a loopback mock model.
+//! - [`perf`]: whole-process timings and memory.
 //! - [`fixtures`]: a loopback HTTP server with fixture pages.
 //! - [`cli`], [`commands`]: the command line.
 
@@ -24,6 +25,7 @@ pub mod expect;
 pub mod fixtures;
 pub mod gate;
 pub mod invariants;
+pub mod perf;
 pub mod replay;
 pub mod report;
 pub mod scenario;

@@ -20,6 +20,13 @@ fn main() -> ExitCode {
             out,
         } => commands::compare(server, peer, profile, out),
         Command::Codex(args) => commands::codex(args),
+        Command::Perf {
+            server,
+            corpus_mb,
+            print_mb,
+            runs,
+            reports,
+        } => commands::perf(server, *corpus_mb, *print_mb, *runs, reports),
         Command::Proxy { log, command } => {
             return match qc_harness::codex::proxy::run(log, command) {
                 Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),

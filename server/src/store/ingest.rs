@@ -23,6 +23,8 @@ pub struct Sink<'t> {
     source_id: i64,
     chunks: usize,
     bytes: u64,
+    /// Ids of the first and last chunk written.
+    span: Option<(i64, i64)>,
 }
 
 impl Emit for Sink<'_> {
@@ -37,6 +39,7 @@ impl Emit for Sink<'_> {
         ])?;
         self.insert_fts
             .execute(params![id, chunk.title, chunk.body])?;
+        self.span = Some((self.span.map_or(id, |(first, _)| first), id));
         self.chunks += 1;
         self.bytes += chunk.body.len() as u64;
         Ok(())
@@ -61,7 +64,7 @@ impl Store {
             params![label, kind],
         )?;
         let source_id = tx.last_insert_rowid();
-        let (chunks, bytes) = {
+        let (chunks, bytes, span) = {
             let mut sink = Sink {
                 insert_chunk: tx.prepare(
                     "INSERT INTO chunks(source_id, seq, title, body) VALUES (?1, ?2, ?3, ?4)",
@@ -71,13 +74,20 @@ impl Store {
                 source_id,
                 chunks: 0,
                 bytes: 0,
+                span: None,
             };
             fill(&mut sink)?;
-            (sink.chunks, sink.bytes)
+            (sink.chunks, sink.bytes, sink.span)
         };
         tx.execute(
-            "UPDATE sources SET bytes = ?1, chunks = ?2 WHERE id = ?3",
-            params![bytes as i64, chunks as i64, source_id],
+            "UPDATE sources SET bytes = ?1, chunks = ?2, first_chunk = ?3, last_chunk = ?4 WHERE id = ?5",
+            params![
+                bytes as i64,
+                chunks as i64,
+                span.map(|s| s.0),
+                span.map(|s| s.1),
+                source_id
+            ],
         )?;
         tx.commit()?;
         Ok(IndexSummary {

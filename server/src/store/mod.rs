@@ -80,7 +80,11 @@ CREATE TABLE IF NOT EXISTS sources(
     label TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,
     bytes INTEGER NOT NULL DEFAULT 0,
-    chunks INTEGER NOT NULL DEFAULT 0
+    chunks INTEGER NOT NULL DEFAULT 0,
+    -- A source's chunks are written in one transaction by the one writer, so
+    -- their ids form one contiguous range: searches filter by rowid range.
+    first_chunk INTEGER,
+    last_chunk INTEGER
 );
 CREATE TABLE IF NOT EXISTS chunks(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -119,6 +123,7 @@ impl Store {
              PRAGMA cache_size=-32768; PRAGMA busy_timeout=5000;",
         )?;
         writer.execute_batch(SCHEMA)?;
+        migrate(&writer)?;
         Ok(Store {
             inner: Arc::new(Inner {
                 writer: Mutex::new(writer),
@@ -185,6 +190,24 @@ impl Store {
     fn refs(&self) -> MutexGuard<'_, RefTable> {
         lock(&self.inner.refs)
     }
+}
+
+/// Brings a database written by an earlier version up to this schema: chunk
+/// id ranges on `sources` (added in 0.1).
+fn migrate(db: &Connection) -> Result<(), StoreError> {
+    let has_range = db
+        .prepare("SELECT 1 FROM pragma_table_info('sources') WHERE name = 'first_chunk'")?
+        .exists([])?;
+    if !has_range {
+        db.execute_batch(
+            "ALTER TABLE sources ADD COLUMN first_chunk INTEGER;
+             ALTER TABLE sources ADD COLUMN last_chunk INTEGER;
+             UPDATE sources SET
+                 first_chunk = (SELECT min(id) FROM chunks WHERE source_id = sources.id),
+                 last_chunk = (SELECT max(id) FROM chunks WHERE source_id = sources.id);",
+        )?;
+    }
+    Ok(())
 }
 
 /// Creates the database file owner-only before SQLite opens it; SQLite gives
