@@ -36,6 +36,10 @@ pub struct Profile {
     pub server: ServerSetup,
     #[serde(default)]
     pub peer: PeerSetup,
+    /// The peer's tools that correspond to ours (their metadata is compared
+    /// with our six tools; other tools of the peer are listed apart).
+    #[serde(default)]
+    pub peer_tools: Vec<String>,
     pub steps: Vec<ProfileStep>,
 }
 
@@ -87,6 +91,7 @@ pub struct Side {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Comparison {
     pub description: String,
+    pub peer_tools: Vec<String>,
     pub step_names: Vec<String>,
     pub ours: Side,
     pub peer: Side,
@@ -134,6 +139,7 @@ pub fn run(
     let peer_side = run_side(profile, &peer, http.as_ref(), |s| &s.peer)?;
     Ok(Comparison {
         description: profile.description.clone(),
+        peer_tools: profile.peer_tools.clone(),
         step_names: profile.steps.iter().map(|s| s.name.clone()).collect(),
         ours: ours_side,
         peer: peer_side,
@@ -231,6 +237,22 @@ pub fn markdown(c: &Comparison) -> String {
             p.surface.tools_list_tokens.o200k as f64
         )
     );
+    if !c.peer_tools.is_empty() {
+        let mapped: usize = p
+            .surface
+            .tools
+            .iter()
+            .filter(|t| c.peer_tools.contains(&t.name))
+            .map(|t| t.tokens.o200k)
+            .sum();
+        let ours_total: usize = o.surface.tools.iter().map(|t| t.tokens.o200k).sum();
+        let _ = writeln!(
+            md,
+            "| the six equivalent tools, o200k tokens | {ours_total} | {mapped} ({}) | {} |",
+            c.peer_tools.join(", "),
+            ratio(ours_total as f64, mapped as f64)
+        );
+    }
     let _ = writeln!(
         md,
         "| instructions o200k tokens | {} | {} | |",

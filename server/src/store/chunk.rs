@@ -373,14 +373,44 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
+/// A writer that refuses to grow past `limit` bytes.
+struct Bounded {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + data.len() > self.limit {
+            return Err(std::io::Error::other("over the limit"));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `value` pretty-printed, if that takes at most `limit` bytes. Stops writing
+/// as soon as it would not fit, so a huge value costs no more than `limit`.
+fn pretty_within(value: &Value, limit: usize) -> Option<String> {
+    let mut out = Bounded {
+        buf: Vec::new(),
+        limit,
+    };
+    serde_json::to_writer_pretty(&mut out, value).ok()?;
+    String::from_utf8(out.buf).ok()
+}
+
 fn walk_json<E: Emit>(
     value: &Value,
     path: &str,
     prefix: &str,
     emit: &mut E,
 ) -> Result<(), E::Error> {
-    let whole = pretty(value);
-    if whole.len() <= CHUNK_MAX {
+    if let Some(whole) = pretty_within(value, CHUNK_MAX) {
         return emit.emit(Chunk {
             title: titled(prefix, path),
             body: whole,
@@ -397,7 +427,7 @@ fn walk_json<E: Emit>(
             .map(|(i, v)| (format!("{path}[{i}]"), String::new(), v))
             .collect(),
         // A huge string or number: split its text.
-        _ => return chunk_lines(&whole, &titled(prefix, path), emit),
+        _ => return chunk_lines(&pretty(value), &titled(prefix, path), emit),
     };
     // Group small siblings; descend into big ones.
     let mut group = String::new();
@@ -422,12 +452,12 @@ fn walk_json<E: Emit>(
         Ok(())
     };
     for (child_path, label, child) in children {
-        let body = format!("{label}{}\n", pretty(child));
-        if body.len() > CHUNK_MAX {
+        let Some(text) = pretty_within(child, CHUNK_MAX.saturating_sub(label.len() + 1)) else {
             flush_group(&mut group, &mut group_first, &group_last, emit)?;
             walk_json(child, &child_path, prefix, emit)?;
             continue;
-        }
+        };
+        let body = format!("{label}{text}\n");
         if group.len() + body.len() > CHUNK_TARGET {
             flush_group(&mut group, &mut group_first, &group_last, emit)?;
         }

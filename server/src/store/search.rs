@@ -374,9 +374,17 @@ fn fuzzy_terms(db: &Connection, text: &str) -> Result<Vec<String>, StoreError> {
             continue;
         }
         let max_distance = if chars <= 5 { 1 } else { 2 };
+        // Scan only terms of the same kind: a word is not a typo of a number,
+        // and numbers (ids, counters) fill most of a log's vocabulary.
+        let (low, high) = if token.starts_with(|c: char| c.is_ascii_digit()) {
+            ("0", ":")
+        } else {
+            ("a", "\u{10FFFF}")
+        };
         let mut stmt = db.prepare_cached(
             "SELECT term, doc FROM chunks_vocab
-             WHERE instr(term, ?1) > 0 OR length(term) BETWEEN ?2 AND ?3",
+             WHERE term >= ?4 AND term < ?5
+               AND (instr(term, ?1) > 0 OR length(term) BETWEEN ?2 AND ?3)",
         )?;
         let mut candidates: Vec<(usize, i64, String)> = Vec::new();
         let rows = stmt.query_map(
@@ -384,6 +392,8 @@ fn fuzzy_terms(db: &Connection, text: &str) -> Result<Vec<String>, StoreError> {
                 token.as_str(),
                 chars.saturating_sub(max_distance) as i64,
                 (chars + max_distance) as i64,
+                low,
+                high,
             ),
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
         )?;
@@ -541,12 +551,16 @@ mod tests {
     #[test]
     fn terms_in_most_chunks_are_answered_in_chunk_order_and_rare_terms_still_rank() {
         let s = store();
-        let md: String = (0..5000).map(|i| format!("## s{i}\ncommon words\n")).collect();
+        let md: String = (0..5000)
+            .map(|i| format!("## s{i}\ncommon words\n"))
+            .collect();
         s.index_text("doc", &md, Format::Markdown).unwrap();
         let got = s.search("common", Scope::All, 3, false).unwrap();
         let titles: Vec<&str> = got.hits.iter().map(|h| h.title.as_str()).collect();
         assert_eq!(titles, vec!["s0", "s1", "s2"]);
-        let got = s.search("common s4321", Scope::Source("doc"), 3, false).unwrap();
+        let got = s
+            .search("common s4321", Scope::Source("doc"), 3, false)
+            .unwrap();
         assert_eq!(got.hits[0].title, "s4321");
     }
 
