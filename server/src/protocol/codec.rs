@@ -19,9 +19,17 @@ pub enum Line {
 }
 
 /// Reads newline-delimited frames with a maximum length.
+///
+/// Cancel-safe: the line being assembled lives in the reader, not in the
+/// `next_line` future, so a `select!` that drops the future mid-line loses
+/// nothing; the next call carries on where the last one stopped.
 pub struct LineReader<R> {
     inner: R,
     max: usize,
+    /// The line read so far (emptied once it passes `max`).
+    line: Vec<u8>,
+    /// Bytes of the current line seen so far, kept or not.
+    seen: usize,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
@@ -30,19 +38,21 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 
     pub fn with_limit(inner: R, max: usize) -> Self {
-        Self { inner, max }
+        Self {
+            inner,
+            max,
+            line: Vec::new(),
+            seen: 0,
+        }
     }
 
     /// The next line, or `None` at end of stream. A final line without a
     /// newline is still returned.
     pub async fn next_line(&mut self) -> std::io::Result<Option<Line>> {
-        let mut line = Vec::new();
-        let mut seen = 0usize;
-        let mut too_long = false;
         loop {
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
-                if seen == 0 {
+                if self.seen == 0 {
                     return Ok(None);
                 }
                 break;
@@ -51,14 +61,13 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 Some(i) => (&buf[..i], Some(i)),
                 None => (buf, None),
             };
-            seen += part.len();
-            if !too_long {
-                if seen > self.max {
-                    too_long = true;
-                    line = Vec::new();
-                } else {
-                    line.extend_from_slice(part);
-                }
+            // Copy before consuming, with no await in between: a cancelled
+            // call leaves every consumed byte accounted for in `self`.
+            self.seen += part.len();
+            if self.seen <= self.max {
+                self.line.extend_from_slice(part);
+            } else if !self.line.is_empty() {
+                self.line = Vec::new();
             }
             match found {
                 Some(i) => {
@@ -71,7 +80,9 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 }
             }
         }
-        if too_long {
+        let seen = std::mem::take(&mut self.seen);
+        let mut line = std::mem::take(&mut self.line);
+        if seen > self.max {
             return Ok(Some(Line::TooLong { bytes: seen }));
         }
         if line.last() == Some(&b'\r') {
@@ -120,6 +131,28 @@ mod tests {
         assert_eq!(
             got,
             vec![Line::TooLong { bytes: 50 }, Line::Frame(b"ok".to_vec())]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_call_dropped_mid_line_loses_nothing() {
+        // A reader that hands out one byte per poll, so a line spans many polls.
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let mut reader = LineReader::with_limit(tokio::io::BufReader::with_capacity(1, rx), 100);
+        use tokio::io::AsyncWriteExt;
+        tx.write_all(b"hello ").await.unwrap();
+        // Start reading, then drop the call before the line is complete.
+        let partial =
+            tokio::time::timeout(std::time::Duration::from_millis(50), reader.next_line()).await;
+        assert!(partial.is_err(), "the line is not complete yet");
+        tx.write_all(b"world\nnext\n").await.unwrap();
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Frame(b"hello world".to_vec()))
+        );
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Frame(b"next".to_vec()))
         );
     }
 
