@@ -176,7 +176,9 @@ pub fn compare(
     out: &std::path::Path,
 ) -> anyhow::Result<bool> {
     let ours = server::resolve(server.server.as_deref())?;
-    let peer = crate::client::ServerCommand::parse(peer).context("--peer is empty")?;
+    let peer = crate::client::ServerCommand::parse(peer)
+        .map(server::absolute)
+        .context("--peer is empty")?;
     let profile = Profile::load(profile)?;
     let comparison = compare::run(&profile, &ours, &peer)?;
     let md = compare::markdown(&comparison);

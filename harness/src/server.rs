@@ -51,7 +51,7 @@ pub fn resolve(flag: Option<&str>) -> anyhow::Result<ServerCommand> {
 
 /// Servers run in their own working directories: a relative program path
 /// (`target/release/x`) is made absolute first; a bare name stays for PATH lookup.
-fn absolute(mut cmd: ServerCommand) -> ServerCommand {
+pub fn absolute(mut cmd: ServerCommand) -> ServerCommand {
     if cmd.program.is_relative()
         && cmd.program.components().count() > 1
         && let Ok(here) = std::env::current_dir()

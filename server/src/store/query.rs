@@ -69,12 +69,25 @@ pub fn within_distance(a: &str, b: &str, max: usize) -> Option<usize> {
     (d <= max).then_some(d)
 }
 
-/// Byte offset of the first case-insensitive occurrence of any token in `text`.
+/// Where a preview of `text` should centre: the first occurrence of the
+/// whole query (its tokens in order, as typed), else the first occurrence of
+/// its rarest token in `text`, so that a common word does not pull the preview
+/// to the start of every chunk.
 pub fn first_match(text: &str, tokens: &[String]) -> Option<usize> {
+    if tokens.len() > 1
+        && let Some(at) = find_ignore_case(text, &tokens.join(" "))
+    {
+        return Some(at);
+    }
     tokens
         .iter()
-        .filter_map(|t| find_ignore_case(text, t))
+        .filter_map(|t| {
+            let first = find_ignore_case(text, t)?;
+            let count = text.to_lowercase().matches(t.as_str()).count();
+            Some((count, first))
+        })
         .min()
+        .map(|(_, at)| at)
 }
 
 fn find_ignore_case(hay: &str, needle: &str) -> Option<usize> {
@@ -127,5 +140,14 @@ mod tests {
         assert_eq!(first_match("Hello World", &["world".into()]), Some(6));
         assert_eq!(first_match("ÄBC äbc", &["äbc".into()]), Some(0));
         assert_eq!(first_match("nothing", &["zzz".into()]), None);
+        let text = "unit 1 ok unit 2 ok test 400 unit 3";
+        assert_eq!(
+            first_match(text, &["unit".into(), "400".into()]),
+            text.find("400")
+        );
+        assert_eq!(
+            first_match("a unit 400 b", &["unit".into(), "400".into()]),
+            Some(2)
+        );
     }
 }

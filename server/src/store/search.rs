@@ -92,10 +92,13 @@ impl Store {
             let filter = scope_filter(db, scope)?;
             let mut ids = ranked_ids(db, &query::all_of(&phrases), &phrases, &filter, limit)?;
             if phrases.len() > 1 && ids.len() < limit {
+                // Fill with chunks matching some of the terms, but not with
+                // chunks matching only a term far more common than the rest.
+                let rarer = without_most_common(db, &phrases)?;
                 let more = ranked_ids(
                     db,
-                    &query::any_of(&phrases),
-                    &phrases,
+                    &query::any_of(&rarer),
+                    &rarer,
                     &filter,
                     limit + ids.len(),
                 )?;
@@ -302,6 +305,30 @@ fn count_upto(db: &Connection, fts_query: &str, filter: &str, cap: i64) -> Resul
     Ok(db
         .prepare_cached(&sql)?
         .query_row((fts_query, cap), |r| r.get(0))?)
+}
+
+/// The phrases, without the most common one when it occurs in at least
+/// twice as many chunks as any other: on its own it says little.
+fn without_most_common(db: &Connection, phrases: &[String]) -> Result<Vec<String>, StoreError> {
+    let total: i64 = db
+        .prepare_cached("SELECT coalesce(sum(chunks), 0) FROM sources")?
+        .query_row([], |r| r.get(0))?;
+    let mut counts = Vec::with_capacity(phrases.len());
+    for phrase in phrases {
+        counts.push(count_upto(db, phrase, "", total + 1)?);
+    }
+    let mut order: Vec<usize> = (0..phrases.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(counts[i]));
+    let dominant = match order.as_slice() {
+        [first, second, ..] if counts[*first] >= 2 * counts[*second].max(1) => Some(*first),
+        _ => None,
+    };
+    Ok(phrases
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != dominant)
+        .map(|(_, p)| p.clone())
+        .collect())
 }
 
 /// Whether any phrase occurs in at most half of all chunks, so that BM25
