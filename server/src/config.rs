@@ -24,10 +24,16 @@ pub struct Config {
     pub isolate_net: bool,
     /// Tool calls running at once; further calls wait their turn.
     pub max_concurrent_calls: usize,
+    /// Where temporary files go: the store (unless `--db`), spill files, and
+    /// each program's private `TMPDIR`.
+    pub temp_root: PathBuf,
+    /// A program printing more than this many bytes is stopped.
+    pub capture_limit: u64,
 }
 
 impl Config {
-    /// Defaults for `workdir`: no persistent store, nothing outside it allowed.
+    /// Defaults for `workdir`: no persistent store, nothing outside it allowed,
+    /// the system's temporary folder.
     pub fn new(workdir: PathBuf) -> Self {
         Self {
             workdir,
@@ -37,6 +43,8 @@ impl Config {
             fetch: FetchPolicy::default(),
             isolate_net: false,
             max_concurrent_calls: 16,
+            temp_root: std::env::temp_dir(),
+            capture_limit: crate::runner::DEFAULT_CAPTURE_LIMIT,
         }
     }
 

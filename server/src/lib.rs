@@ -43,7 +43,11 @@ where
     S: Future<Output = ()>,
 {
     use anyhow::Context as _;
-    let store = Store::open(&config.store).context("cannot open the knowledge store")?;
+    let mut store_config = config.store.clone();
+    store_config
+        .temp_root
+        .get_or_insert_with(|| config.temp_root.clone());
+    let store = Store::open(&store_config).context("cannot open the knowledge store")?;
     let runner = runner::Runner::new(&config);
     let ctx = context::Context::new(config, store, runner);
     let served = session::run(input, output, ctx, shutdown).await;

@@ -29,6 +29,9 @@ struct Cli {
     /// Run programs in a new network namespace (no network) when `unshare` allows it.
     #[arg(long)]
     isolate_net: bool,
+    /// Stop a program once it has printed this many MiB (all of it is indexed).
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    capture_limit_mib: u64,
 }
 
 fn main() -> ExitCode {
@@ -53,7 +56,11 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let workdir = std::env::current_dir()?;
     let mut config = Config::new(workdir.canonicalize().unwrap_or(workdir));
-    config.store = StoreConfig { path: cli.db };
+    config.store = StoreConfig {
+        path: cli.db,
+        temp_root: None,
+    };
+    config.capture_limit = cli.capture_limit_mib.max(1) * 1024 * 1024;
     config.allow_outside_workdir = cli.allow_outside_workdir;
     config.fetch.strict = cli.strict_fetch;
     config.fetch.timeout = Duration::from_millis(cli.fetch_timeout_ms);

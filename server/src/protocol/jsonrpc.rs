@@ -395,6 +395,26 @@ mod tests {
         assert_eq!(err(&deep).error.code, code::PARSE_ERROR);
     }
 
+    proptest::proptest! {
+        /// Any bytes at all: a parsed message or an error frame, never a panic;
+        /// and whatever comes out serialises to one line of valid JSON.
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            match Incoming::parse(&bytes) {
+                Ok(Incoming::Request { id, .. }) => {
+                    let line = Outgoing::Result { id, result: json!({}) }.to_line();
+                    proptest::prop_assert!(serde_json::from_str::<Value>(&line).is_ok());
+                }
+                Ok(_) => {}
+                Err(FrameError { id, error }) => {
+                    let line = Outgoing::Error { id, error }.to_line();
+                    proptest::prop_assert!(!line.contains('\n'));
+                    proptest::prop_assert!(serde_json::from_str::<Value>(&line).is_ok());
+                }
+            }
+        }
+    }
+
     #[test]
     fn responses_from_the_client_are_recognised() {
         let got = Incoming::parse(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();

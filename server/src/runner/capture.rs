@@ -16,6 +16,8 @@ pub const EDGE_BYTES: usize = 64 * 1024;
 /// Everything one stream printed.
 #[derive(Debug, Default)]
 pub struct Capture {
+    /// Where a spill file goes (default: the system's temporary folder).
+    spill_dir: Option<std::path::PathBuf>,
     memory: Vec<u8>,
     spill: Option<File>,
     head: Vec<u8>,
@@ -27,6 +29,14 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// A capture whose spill file, if any, goes in `spill_dir`.
+    pub fn new(spill_dir: &std::path::Path) -> Self {
+        Self {
+            spill_dir: Some(spill_dir.to_path_buf()),
+            ..Self::default()
+        }
+    }
+
     pub fn push(&mut self, data: &[u8]) {
         if data.is_empty() {
             return;
@@ -52,7 +62,11 @@ impl Capture {
             None if self.memory.len() + data.len() <= SPILL_THRESHOLD => {
                 self.memory.extend_from_slice(data);
             }
-            None => match tempfile::tempfile() {
+            None => match self
+                .spill_dir
+                .as_deref()
+                .map_or_else(tempfile::tempfile, tempfile::tempfile_in)
+            {
                 Ok(mut file) => {
                     let written = file
                         .write_all(&self.memory)

@@ -7,7 +7,8 @@
 //! A program runs in a fresh per-call folder (its `TMPDIR`, removed
 //! afterwards) with the server's working directory as its own, an
 //! environment built from an allow-list, stdin from a file or nothing, and
-//! a deadline. Output past [`CAPTURE_LIMIT`] stops the program, explicitly.
+//! a deadline. Output past the capture limit ([`DEFAULT_CAPTURE_LIMIT`]
+//! unless the operator sets another) stops the program, explicitly.
 
 pub mod capture;
 pub mod group;
@@ -27,8 +28,9 @@ pub use capture::Capture;
 pub use group::{GroupGuard, kill_all};
 pub use lang::{Language, Runtimes};
 
-/// A program that prints more than this (stdout and stderr together) is stopped.
-pub const CAPTURE_LIMIT: u64 = 256 * 1024 * 1024;
+/// A program that prints more than this (stdout and stderr together) is
+/// stopped; everything up to it is indexed.
+pub const DEFAULT_CAPTURE_LIMIT: u64 = 256 * 1024 * 1024;
 /// After the program ends, how long its pipes may stay open (held by a process
 /// that left the group, e.g. via `setsid`) before reading stops.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
@@ -59,8 +61,8 @@ pub enum Ending {
     Exited(i32),
     Signaled(i32),
     TimedOut(Duration),
-    /// Stopped by the server after printing [`CAPTURE_LIMIT`] bytes.
-    CaptureLimit,
+    /// Stopped by the server after printing this many bytes (the capture limit).
+    CaptureLimit(u64),
 }
 
 impl Ending {
@@ -78,11 +80,19 @@ impl Ending {
                 "[timed out after {} ms; process group killed]",
                 after.as_millis()
             )),
-            Ending::CaptureLimit => Some(format!(
-                "[stopped: output passed the {} MiB capture limit; process group killed]",
-                CAPTURE_LIMIT / (1024 * 1024)
+            Ending::CaptureLimit(limit) => Some(format!(
+                "[stopped: output passed the {} capture limit; process group killed]",
+                human_bytes(limit)
             )),
         }
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    if n >= 1024 * 1024 && n.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", n / (1024 * 1024))
+    } else {
+        format!("{n} B")
     }
 }
 
@@ -113,6 +123,8 @@ pub enum RunError {
     },
     #[error("cannot prepare the program: {0}")]
     Setup(std::io::Error),
+    #[error("cannot create a temporary folder in {}: {error}", dir.display())]
+    TempDir { dir: PathBuf, error: std::io::Error },
     #[error("cannot start {program}: {error}")]
     Spawn {
         program: String,
@@ -129,6 +141,9 @@ pub struct Runner {
     pub base_env: Vec<(OsString, OsString)>,
     /// Wrap programs in `unshare --net` (no network), when available.
     pub isolate_net: Option<PathBuf>,
+    /// Where each call's private folder and spill files go.
+    pub temp_root: PathBuf,
+    pub capture_limit: u64,
 }
 
 impl Runner {
@@ -155,6 +170,8 @@ impl Runner {
             workdir: config.workdir.clone(),
             base_env: config.program_env.clone(),
             isolate_net,
+            temp_root: config.temp_root.clone(),
+            capture_limit: config.capture_limit,
         }
     }
 
@@ -190,8 +207,12 @@ impl Runner {
         let started = Instant::now();
         let dir = tempfile::Builder::new()
             .prefix("qc-run-")
-            .tempdir()
-            .map_err(RunError::Setup)?;
+            .permissions(crate::store::owner_only_dir())
+            .tempdir_in(&self.temp_root)
+            .map_err(|error| RunError::TempDir {
+                dir: self.temp_root.clone(),
+                error,
+            })?;
         let cmd = self
             .runtimes
             .command(job.language, dir.path())
@@ -243,13 +264,13 @@ impl Runner {
 
         let total = AtomicU64::new(0);
         let over_limit = Notify::new();
-        let mut out = Capture::default();
-        let mut err = Capture::default();
+        let mut out = Capture::new(&self.temp_root);
+        let mut err = Capture::new(&self.temp_root);
         let (ending, pipes_held) = {
             let mut reading = Box::pin(async {
                 tokio::join!(
-                    pump(stdout, &mut out, &total, &over_limit),
-                    pump(stderr, &mut err, &total, &over_limit)
+                    pump(stdout, &mut out, &total, self.capture_limit, &over_limit),
+                    pump(stderr, &mut err, &total, self.capture_limit, &over_limit)
                 )
             });
             let deadline = tokio::time::sleep(job.timeout);
@@ -263,7 +284,7 @@ impl Runner {
                     },
                     _ = &mut reading, if !read_all => read_all = true,
                     () = &mut deadline => break Ending::TimedOut(job.timeout),
-                    () = over_limit.notified() => break Ending::CaptureLimit,
+                    () = over_limit.notified() => break Ending::CaptureLimit(self.capture_limit),
                 }
             };
             // The leader is done (or must stop): end the whole group, then read
@@ -314,6 +335,7 @@ async fn pump(
     mut pipe: impl AsyncRead + Unpin,
     capture: &mut Capture,
     total: &AtomicU64,
+    limit: u64,
     over_limit: &Notify,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
@@ -323,9 +345,9 @@ async fn pump(
             Ok(n) => n,
         };
         let before = total.fetch_add(n as u64, Ordering::Relaxed);
-        let allowed = CAPTURE_LIMIT.saturating_sub(before).min(n as u64) as usize;
+        let allowed = limit.saturating_sub(before).min(n as u64) as usize;
         capture.push(&buf[..allowed]);
-        if allowed < n || before + n as u64 >= CAPTURE_LIMIT {
+        if allowed < n || before + n as u64 >= limit {
             over_limit.notify_one();
             return;
         }

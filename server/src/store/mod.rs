@@ -47,6 +47,8 @@ pub enum StoreError {
 pub struct StoreConfig {
     /// Keep the database in this file. `None`: a private temporary file removed at exit.
     pub path: Option<PathBuf>,
+    /// Where the temporary database goes (default: the system's temporary folder).
+    pub temp_root: Option<PathBuf>,
 }
 
 /// A cheap, cloneable handle to the store.
@@ -112,7 +114,20 @@ impl Store {
         let (path, dir) = match &config.path {
             Some(path) => (path.clone(), None),
             None => {
-                let dir = tempfile::Builder::new().prefix("quietcontext-").tempdir()?;
+                let root = config.temp_root.clone().unwrap_or_else(std::env::temp_dir);
+                let dir = tempfile::Builder::new()
+                    .prefix("quietcontext-")
+                    .permissions(owner_only_dir())
+                    .tempdir_in(&root)
+                    .map_err(|e| {
+                        StoreError::Io(std::io::Error::new(
+                            e.kind(),
+                            format!(
+                                "cannot create the store's folder in {}: {e}",
+                                root.display()
+                            ),
+                        ))
+                    })?;
                 (dir.path().join("store.db"), Some(dir))
             }
         };
@@ -212,6 +227,12 @@ fn migrate(db: &Connection) -> Result<(), StoreError> {
         )?;
     }
     Ok(())
+}
+
+/// `rwx------`: temporary folders hold program output and the store.
+pub(crate) fn owner_only_dir() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o700)
 }
 
 /// Creates the database file owner-only before SQLite opens it; SQLite gives

@@ -212,7 +212,7 @@ fn ending_words(ending: Ending) -> String {
         Ending::Exited(code) => format!("exit {code}"),
         Ending::Signaled(sig) => format!("killed by signal {sig}"),
         Ending::TimedOut(after) => format!("timed out after {} ms", after.as_millis()),
-        Ending::CaptureLimit => "stopped at the capture limit".to_owned(),
+        Ending::CaptureLimit(limit) => format!("stopped at the {limit}-byte capture limit"),
     }
 }
 

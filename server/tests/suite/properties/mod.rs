@@ -7,6 +7,7 @@
 //! - [`references`]: refs resolve to exactly what was listed, are listed once,
 //!   fail closed listing exactly the invalid ones, and die with the process.
 //! - [`script_cache`]: the server's cache against a reference model (a FIFO of 64).
+//! - [`protocol_fuzz`]: arbitrary lines on the wire never break the server.
 //! - [`tampered`]: each property fails against a proxy that breaks its invariant.
 //!
 //! Cases per property default low enough for a 2-core CI run; raise them
@@ -14,6 +15,7 @@
 
 mod budget;
 mod content;
+mod protocol_fuzz;
 mod references;
 mod script_cache;
 mod tampered;
