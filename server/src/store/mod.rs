@@ -3,7 +3,9 @@
 //! - [`chunk`]: splitting Markdown, text and JSON into chunks.
 //! - [`query`]: user input → FTS5 queries that cannot raise syntax errors.
 //! - [`refs`]: short process-local references to chunks.
-//! - `ingest` / `search` (private): writing sources, ranking and reading chunks.
+//! - `ingest`: writing sources, one transaction each.
+//! - `search`: the search stages, listings and chunks by reference;
+//!   `rank` (BM25 within a scope) and `fuzzy` (the vocabulary fallback) under it.
 //!
 //! Each chunk's text is stored once, in `chunks`; `chunks_fts` is an
 //! external-content FTS5 index over it. The store is synchronous: callers on
@@ -15,7 +17,9 @@ pub mod chunk;
 pub mod query;
 pub mod refs;
 
+mod fuzzy;
 mod ingest;
+mod rank;
 mod search;
 
 use std::path::{Path, PathBuf};

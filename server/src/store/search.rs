@@ -13,17 +13,11 @@
 
 use rusqlite::Connection;
 
+use super::fuzzy::fuzzy_terms;
 use super::query::{self, phrases};
+use super::rank::{Row, ranked_ids, rows_for, scope_filter, without_most_common};
 use super::{Store, StoreError};
 
-/// Title weight against body in BM25.
-const TITLE_WEIGHT: f64 = 4.0;
-/// Up to this many matches are always ranked by BM25.
-const RANKED_CANDIDATES: i64 = 4000;
-/// Fuzzy stage: at most this many vocabulary terms stand in for one query token.
-const FUZZY_TERMS_PER_TOKEN: usize = 8;
-/// Fuzzy stage: vocabulary terms read for substring matches (see `fuzzy_terms`).
-const FUZZY_SCAN_LIMIT: i64 = 20_000;
 /// Words that mark a chunk of program output as an error.
 const ERROR_WORDS: &str = "error OR errors OR exception OR traceback OR panic OR panicked OR fatal OR failed OR failure OR segmentation OR abort OR aborted";
 
@@ -63,13 +57,6 @@ pub struct ChunkText {
     pub title: String,
     pub source: String,
     pub body: String,
-}
-
-struct Row {
-    chunk: i64,
-    title: String,
-    source: String,
-    body: Option<String>,
 }
 
 impl Store {
@@ -251,223 +238,6 @@ fn source_id(db: &Connection, label: &str) -> Result<(i64, usize), StoreError> {
             rusqlite::Error::QueryReturnedNoRows => StoreError::UnknownSource(label.to_owned()),
             e => e.into(),
         })
-}
-
-/// The chunk-id ranges of a source (empty when it has no chunks).
-fn source_span(db: &Connection, label: &str) -> Result<Vec<(i64, i64)>, StoreError> {
-    db.prepare_cached("SELECT first_chunk, last_chunk FROM sources WHERE label = ?1")?
-        .query_row([label], |r| {
-            Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?))
-        })
-        .map(|span| match span {
-            (Some(first), Some(last)) => vec![(first, last)],
-            _ => Vec::new(),
-        })
-        .map_err(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => StoreError::UnknownSource(label.to_owned()),
-            e => e.into(),
-        })
-}
-
-/// An SQL condition on FTS rowids restricting matches to the scope (ids are
-/// integers, so inlining them is safe).
-fn scope_filter(db: &Connection, scope: Scope<'_>) -> Result<String, StoreError> {
-    let spans = match scope {
-        Scope::All => return Ok(String::new()),
-        Scope::Source(label) => source_span(db, label)?,
-        Scope::Sources(labels) => {
-            let mut spans = Vec::new();
-            for label in labels {
-                match source_span(db, label) {
-                    Ok(s) => spans.extend(s),
-                    Err(StoreError::UnknownSource(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            spans
-        }
-    };
-    if spans.is_empty() {
-        return Ok("AND 0".to_owned());
-    }
-    let ranges: Vec<String> = spans
-        .iter()
-        .map(|(first, last)| format!("rowid BETWEEN {first} AND {last}"))
-        .collect();
-    Ok(format!("AND ({})", ranges.join(" OR ")))
-}
-
-/// How many chunks match, counting no further than `cap`.
-fn count_upto(db: &Connection, fts_query: &str, filter: &str, cap: i64) -> Result<i64, StoreError> {
-    let sql = format!(
-        "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 {filter} LIMIT ?2)"
-    );
-    Ok(db
-        .prepare_cached(&sql)?
-        .query_row((fts_query, cap), |r| r.get(0))?)
-}
-
-/// The phrases, without the most common one when it occurs in at least
-/// twice as many chunks as any other: on its own it says little.
-fn without_most_common(db: &Connection, phrases: &[String]) -> Result<Vec<String>, StoreError> {
-    let total: i64 = db
-        .prepare_cached("SELECT coalesce(sum(chunks), 0) FROM sources")?
-        .query_row([], |r| r.get(0))?;
-    let mut counts = Vec::with_capacity(phrases.len());
-    for phrase in phrases {
-        counts.push(count_upto(db, phrase, "", total + 1)?);
-    }
-    let mut order: Vec<usize> = (0..phrases.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(counts[i]));
-    let dominant = match order.as_slice() {
-        [first, second, ..] if counts[*first] >= 2 * counts[*second].max(1) => Some(*first),
-        _ => None,
-    };
-    Ok(phrases
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| Some(*i) != dominant)
-        .map(|(_, p)| p.clone())
-        .collect())
-}
-
-/// Whether any phrase occurs in at most half of all chunks, so that BM25
-/// can tell chunks apart by it.
-fn informative(db: &Connection, phrases: &[String]) -> Result<bool, StoreError> {
-    let total: i64 = db
-        .prepare_cached("SELECT coalesce(sum(chunks), 0) FROM sources")?
-        .query_row([], |r| r.get(0))?;
-    for phrase in phrases {
-        if count_upto(db, phrase, "", total / 2 + 1)? <= total / 2 {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// The best `limit` chunk ids for an FTS query within `filter`.
-fn ranked_ids(
-    db: &Connection,
-    fts_query: &str,
-    phrases: &[String],
-    filter: &str,
-    limit: usize,
-) -> Result<Vec<i64>, StoreError> {
-    let rank = count_upto(db, fts_query, filter, RANKED_CANDIDATES + 1)? <= RANKED_CANDIDATES
-        || phrases.is_empty()
-        || informative(db, phrases)?;
-    let order = if rank {
-        format!("bm25(chunks_fts, {TITLE_WEIGHT}, 1.0), rowid")
-    } else {
-        "rowid".to_owned()
-    };
-    let sql = format!(
-        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 {filter} ORDER BY {order} LIMIT ?2"
-    );
-    let mut stmt = db.prepare_cached(&sql)?;
-    let ids = stmt
-        .query_map((fts_query, limit as i64), |r| r.get(0))?
-        .collect::<Result<Vec<i64>, _>>()?;
-    Ok(ids)
-}
-
-/// Titles, labels (and bodies) of `ids`, in the order given.
-fn rows_for(db: &Connection, ids: &[i64], with_body: bool) -> Result<Vec<Row>, StoreError> {
-    let body = if with_body { "c.body" } else { "NULL" };
-    let sql = format!(
-        "SELECT c.title, s.label, {body} FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?1"
-    );
-    let mut stmt = db.prepare_cached(&sql)?;
-    ids.iter()
-        .map(|&id| {
-            Ok(stmt.query_row([id], |r| {
-                Ok(Row {
-                    chunk: id,
-                    title: r.get(0)?,
-                    source: r.get(1)?,
-                    body: r.get(2)?,
-                })
-            })?)
-        })
-        .collect()
-}
-
-/// Phrases for the fuzzy stage: each token as a prefix, plus vocabulary terms
-/// that contain it or are within a small edit distance of it.
-///
-/// Reading the vocabulary costs time in proportion to the index, so it is
-/// bounded: terms sharing the token's first character (typos that keep it,
-/// and prefixes) are all examined; for substrings elsewhere, only the first
-/// [`FUZZY_SCAN_LIMIT`] terms of the same kind (words or numbers) are, which
-/// is the whole vocabulary of any small corpus.
-fn fuzzy_terms(db: &Connection, text: &str) -> Result<Vec<String>, StoreError> {
-    let mut out = Vec::new();
-    for token in query::tokens(text) {
-        let chars = token.chars().count();
-        // A prefix of one or two characters says almost nothing and, over a
-        // large vocabulary, costs a merge of every term it starts.
-        if chars < 3 {
-            continue;
-        }
-        out.push(format!("\"{token}\" *"));
-        let max_distance = if chars <= 5 { 1 } else { 2 };
-        let Some(first) = token.chars().next() else {
-            continue;
-        };
-        let after_first = char::from_u32(first as u32 + 1).unwrap_or(char::MAX);
-        // A word is not a typo of a number, and numbers (ids, counters) fill
-        // most of a log's vocabulary: scan only terms of the token's kind.
-        let (low, high) = if first.is_ascii_digit() {
-            ("0", ":")
-        } else {
-            ("a", "\u{10FFFF}")
-        };
-        let mut candidates: Vec<(usize, i64, String)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (from, to, limit) in [
-            (first.to_string(), after_first.to_string(), i64::MAX),
-            (low.to_owned(), high.to_owned(), FUZZY_SCAN_LIMIT),
-        ] {
-            let mut stmt = db.prepare_cached(
-                "SELECT term, doc FROM
-                   (SELECT term, doc FROM chunks_vocab WHERE term >= ?4 AND term < ?5 LIMIT ?6)
-                 WHERE instr(term, ?1) > 0 OR length(term) BETWEEN ?2 AND ?3",
-            )?;
-            let rows = stmt.query_map(
-                (
-                    token.as_str(),
-                    chars.saturating_sub(max_distance) as i64,
-                    (chars + max_distance) as i64,
-                    from.as_str(),
-                    to.as_str(),
-                    limit,
-                ),
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
-            )?;
-            for row in rows {
-                let (term, docs) = row?;
-                if term == token || !seen.insert(term.clone()) {
-                    continue;
-                }
-                let distance = if term.contains(&token) {
-                    Some(0)
-                } else {
-                    query::within_distance(&token, &term, max_distance)
-                };
-                if let Some(d) = distance {
-                    candidates.push((d, -docs, term));
-                }
-            }
-        }
-        candidates.sort();
-        out.extend(
-            candidates
-                .into_iter()
-                .take(FUZZY_TERMS_PER_TOKEN)
-                .map(|(_, _, term)| format!("\"{term}\"")),
-        );
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
