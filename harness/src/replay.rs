@@ -369,19 +369,11 @@ fn check_frame(
 
 fn capture(step: &Step, text: &str, vars: &mut Vars, failures: &mut Vec<Failure>) {
     for (name, pattern) in &step.capture {
-        let Ok(re) = regex::Regex::new(pattern) else {
-            continue;
-        };
-        match re.captures(text) {
-            Some(caps) => {
-                let value = caps
-                    .get(1)
-                    .or_else(|| caps.get(0))
-                    .map(|m| m.as_str())
-                    .unwrap_or("");
-                vars.set(name.clone(), value);
-            }
-            None => failures.push(Failure::new(
+        match vars.capture(name, pattern, text) {
+            Ok(true) => {}
+            // Patterns were checked when the scenario was loaded.
+            Err(_) => {}
+            Ok(false) => failures.push(Failure::new(
                 format!("capture {name}"),
                 format!("a match of /{pattern}/"),
                 shown(text),

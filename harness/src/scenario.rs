@@ -219,16 +219,21 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// Every `*.yaml` file of a folder (not recursive), sorted by name.
+    /// Every scenario file of a folder (see [`yaml_files`]).
     pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<Scenario>> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-            .collect();
-        files.sort();
-        files.iter().map(|f| Scenario::load(f)).collect()
+        yaml_files(dir)?.iter().map(|f| Scenario::load(f)).collect()
     }
+}
+
+/// Every `*.yaml` / `*.yml` file of a folder (not recursive), sorted by name.
+pub fn yaml_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

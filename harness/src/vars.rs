@@ -68,6 +68,21 @@ impl Vars {
         })
     }
 
+    /// Captures from `text` into `name`: the first group of `pattern`'s first
+    /// match, or the whole match when it has no group. `Ok(false)`: no match.
+    pub fn capture(&mut self, name: &str, pattern: &str, text: &str) -> anyhow::Result<bool> {
+        let re = regex::Regex::new(pattern)?;
+        let Some(caps) = re.captures(text) else {
+            return Ok(false);
+        };
+        let value = caps
+            .get(1)
+            .or_else(|| caps.get(0))
+            .map_or("", |m| m.as_str());
+        self.set(name, value);
+        Ok(true)
+    }
+
     pub fn expand_all(&self, texts: &[String]) -> anyhow::Result<Vec<String>> {
         texts.iter().map(|t| self.expand(t)).collect()
     }
@@ -96,6 +111,17 @@ mod tests {
             v.expand("wc < $${FILE:-/dev/null}").unwrap(),
             "wc < ${FILE:-/dev/null}"
         );
+    }
+
+    #[test]
+    fn captures_take_the_first_group_or_the_whole_match() {
+        let mut v = Vars::default();
+        assert!(v.capture("r", r"\[(r:\d+)\]", "x [r:12] [r:34]").unwrap());
+        assert_eq!(v.get("r"), Some("r:12"));
+        assert!(v.capture("w", r"r:\d+", "x r:56").unwrap());
+        assert_eq!(v.get("w"), Some("r:56"));
+        assert!(!v.capture("n", "zzz", "abc").unwrap());
+        assert!(v.capture("bad", "(", "abc").is_err());
     }
 
     #[test]

@@ -114,15 +114,7 @@ pub fn respond(calls: &[PlannedCall], request: &Value, base: &Vars) -> anyhow::R
     let mut vars = base.clone();
     for (call, output) in calls.iter().zip(&seen) {
         for (name, pattern) in &call.capture {
-            let re = regex::Regex::new(pattern)?;
-            if let Some(caps) = re.captures(output) {
-                let m = caps
-                    .get(1)
-                    .or_else(|| caps.get(0))
-                    .map(|m| m.as_str())
-                    .unwrap_or("");
-                vars.set(name.clone(), m);
-            }
+            vars.capture(name, pattern, output)?;
         }
     }
     let item = match calls.get(turn) {

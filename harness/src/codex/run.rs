@@ -317,16 +317,8 @@ pub fn run(script: &CodexScript, setup: &Setup<'_>) -> anyhow::Result<Outcome> {
 fn capture_into(script: &CodexScript, outputs: &[String], vars: &mut Vars) {
     for (turn, output) in script.turns.iter().zip(outputs) {
         for (name, pattern) in &turn.capture {
-            if let Ok(re) = regex::Regex::new(pattern)
-                && let Some(caps) = re.captures(output)
-            {
-                let m = caps
-                    .get(1)
-                    .or_else(|| caps.get(0))
-                    .map(|m| m.as_str())
-                    .unwrap_or("");
-                vars.set(name.clone(), m);
-            }
+            // Patterns were checked when the script was loaded.
+            let _ = vars.capture(name, pattern, output);
         }
     }
 }

@@ -84,17 +84,21 @@ impl CodexScript {
                 e.validate()
                     .with_context(|| format!("{}: turn {}", path.display(), i + 1))?;
             }
+            for (name, pattern) in &turn.capture {
+                regex::Regex::new(pattern).with_context(|| {
+                    format!(
+                        "{}: turn {}: capture {name}: bad regex",
+                        path.display(),
+                        i + 1
+                    )
+                })?;
+            }
         }
         Ok(script)
     }
 
     pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<CodexScript>> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-            .collect();
-        files.sort();
+        let files = crate::scenario::yaml_files(dir)?;
         if files.is_empty() {
             bail!("no Codex scenarios in {}", dir.display());
         }

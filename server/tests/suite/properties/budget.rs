@@ -6,12 +6,12 @@
 use std::cell::RefCell;
 
 use proptest::prelude::*;
-use proptest::test_runner::{TestCaseError, TestError};
+use proptest::test_runner::TestCaseError;
 use qc_harness::invariants;
 use serde_json::json;
 
 use super::content::{OutputSpec, max_bytes, output_spec};
-use super::{Target, runner};
+use super::{Target, runner, verdict};
 use crate::suite::support::{Server, indexed_label, read_source, stream_text};
 
 /// Which tool carries the output.
@@ -140,19 +140,16 @@ pub fn budget_property(
         Carrier::Batch => 12288,
         _ => 8192,
     };
-    runner(cases, seeds)
-        .run(&(output_spec(), max_bytes(cap)), |(spec, budget)| {
+    verdict(
+        runner(cases, seeds).run(&(output_spec(), max_bytes(cap)), |(spec, budget)| {
             let n = {
                 let mut c = counter.borrow_mut();
                 *c += 1;
                 *c
             };
             one_case(&mut server.borrow_mut(), carrier, n, &spec, budget)
-        })
-        .map_err(|e| match e {
-            TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
-            TestError::Abort(why) => format!("aborted: {why}"),
-        })
+        }),
+    )
 }
 
 /// Search replies over a generated corpus, with previews and large limits.
@@ -170,8 +167,8 @@ pub fn search_budget_property(
         any::<bool>(),
         proptest::collection::vec("[a-z]{1,3}", 1..4),
     );
-    runner(cases, seeds)
-        .run(&strategy, |(spec, budget, limit, preview, queries)| {
+    verdict(
+        runner(cases, seeds).run(&strategy, |(spec, budget, limit, preview, queries)| {
             let mut server = server.borrow_mut();
             let n = {
                 let mut c = counter.borrow_mut();
@@ -204,11 +201,8 @@ pub fn search_budget_property(
             check(invariants::previews_bounded(&reply.text))?;
             check(invariants::refs_listed_once(&reply.text))?;
             Ok(())
-        })
-        .map_err(|e| match e {
-            TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
-            TestError::Abort(why) => format!("aborted: {why}"),
-        })
+        }),
+    )
 }
 
 #[test]

@@ -20,7 +20,7 @@ mod references;
 mod script_cache;
 mod tampered;
 
-use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use proptest::test_runner::{Config, FileFailurePersistence, TestError, TestRunner};
 use qc_harness::client::ServerCommand;
 
 use super::support::{BIN, Server};
@@ -40,6 +40,14 @@ pub fn runner(default_cases: u32, seeds: Option<&'static str>) -> TestRunner {
             None => FileFailurePersistence::Off,
         })),
         ..Config::default()
+    })
+}
+
+/// A property's outcome as a message naming the minimal failing case.
+pub fn verdict<T: std::fmt::Debug>(result: Result<(), TestError<T>>) -> Result<(), String> {
+    result.map_err(|e| match e {
+        TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
+        TestError::Abort(why) => format!("aborted: {why}"),
     })
 }
 

@@ -7,10 +7,10 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use proptest::test_runner::{TestCaseError, TestError};
+use proptest::test_runner::TestCaseError;
 use serde_json::json;
 
-use super::{Target, runner};
+use super::{Target, runner, verdict};
 
 const SEEDS: &str = "tests/proptest-regressions/protocol_fuzz.txt";
 
@@ -65,8 +65,8 @@ fn fail(e: impl std::fmt::Display) -> TestCaseError {
 
 pub fn protocol_fuzz_property(cases: u32, seeds: Option<&'static str>) -> Result<(), String> {
     let server = RefCell::new(Target::Real.start());
-    runner(cases, seeds)
-        .run(&proptest::collection::vec(line(), 1..8), |lines| {
+    verdict(
+        runner(cases, seeds).run(&proptest::collection::vec(line(), 1..8), |lines| {
             let mut server = server.borrow_mut();
             let c = &mut server.client;
             for line in &lines {
@@ -89,11 +89,8 @@ pub fn protocol_fuzz_property(cases: u32, seeds: Option<&'static str>) -> Result
                 lines.len()
             );
             Ok(())
-        })
-        .map_err(|e| match e {
-            TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
-            TestError::Abort(why) => format!("aborted: {why}"),
-        })
+        }),
+    )
 }
 
 #[test]

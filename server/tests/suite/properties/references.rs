@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use proptest::prelude::*;
-use proptest::test_runner::{TestCaseError, TestError};
+use proptest::test_runner::TestCaseError;
 use qc_harness::invariants;
 use serde_json::json;
 
-use super::{Target, runner};
+use super::{Target, runner, verdict};
 use crate::suite::support::{Server, parse_chunk};
 
 const SEEDS: &str = "tests/proptest-regressions/references.txt";
@@ -192,15 +192,10 @@ pub fn references_property(
         1u64..=20,
         proptest::collection::vec((invalid_ref(), any::<usize>()), 0..4),
     );
-    runner(cases, seeds)
-        .run(&strategy, |case| {
-            let mut server = target.start();
-            one_case(&mut server, case)
-        })
-        .map_err(|e| match e {
-            TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
-            TestError::Abort(why) => format!("aborted: {why}"),
-        })
+    verdict(runner(cases, seeds).run(&strategy, |case| {
+        let mut server = target.start();
+        one_case(&mut server, case)
+    }))
 }
 
 #[test]

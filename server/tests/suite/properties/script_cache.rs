@@ -6,10 +6,10 @@
 use std::collections::VecDeque;
 
 use proptest::prelude::*;
-use proptest::test_runner::{TestCaseError, TestError};
+use proptest::test_runner::TestCaseError;
 use serde_json::json;
 
-use super::{Target, runner};
+use super::{Target, runner, verdict};
 use crate::suite::support::script_ref;
 
 const SEEDS: &str = "tests/proptest-regressions/script_cache.txt";
@@ -137,14 +137,11 @@ pub fn script_cache_property(
     cases: u32,
     seeds: Option<&'static str>,
 ) -> Result<(), String> {
-    runner(cases, seeds)
-        .run(&proptest::collection::vec(op(), 1..200), |ops| {
+    verdict(
+        runner(cases, seeds).run(&proptest::collection::vec(op(), 1..200), |ops| {
             run_ops(target, &ops)
-        })
-        .map_err(|e| match e {
-            TestError::Fail(why, case) => format!("{why}; minimal case: {case:?}"),
-            TestError::Abort(why) => format!("aborted: {why}"),
-        })
+        }),
+    )
 }
 
 #[test]
