@@ -19,89 +19,91 @@ fn escape(text: &str) -> String {
         .collect()
 }
 
+/// One test case: its name, seconds, and the failure text if it failed.
+struct Case {
+    name: String,
+    seconds: f64,
+    failure: Option<String>,
+}
+
+/// Writes one `<testsuite>` of cases.
+fn suite(xml: &mut String, name: &str, cases: &[Case]) {
+    let failed = cases.iter().filter(|c| c.failure.is_some()).count();
+    let seconds: f64 = cases.iter().map(|c| c.seconds).sum();
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{failed}\" time=\"{seconds:.3}\">",
+        cases.len()
+    );
+    for case in cases {
+        let _ = write!(
+            xml,
+            "    <testcase classname=\"{name}\" name=\"{}\" time=\"{:.3}\"",
+            escape(&case.name),
+            case.seconds
+        );
+        match &case.failure {
+            None => xml.push_str("/>\n"),
+            Some(text) => {
+                let _ = writeln!(
+                    xml,
+                    ">\n      <failure message=\"{name} failed\">{}</failure>\n    </testcase>",
+                    escape(text)
+                );
+            }
+        }
+    }
+    xml.push_str("  </testsuite>\n");
+}
+
 pub fn render(run: &RunReport) -> String {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"qc-harness\">\n",
     );
-    let failed = run.scenarios.iter().filter(|s| !s.passed).count();
-    let seconds: f64 = run.scenarios.iter().map(|s| s.elapsed_ms).sum::<f64>() / 1000.0;
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"scenarios\" tests=\"{}\" failures=\"{failed}\" time=\"{seconds:.3}\">",
-        run.scenarios.len()
-    );
-    for s in &run.scenarios {
-        let _ = write!(
-            xml,
-            "    <testcase classname=\"scenarios\" name=\"{}\" time=\"{:.3}\"",
-            escape(&s.name),
-            s.elapsed_ms / 1000.0
-        );
-        if s.passed {
-            xml.push_str("/>\n");
-            continue;
-        }
-        let mut message = s.error.clone().unwrap_or_default();
-        for step in s.steps.iter().filter(|st| !st.passed) {
-            for f in &step.failures {
-                let _ = writeln!(message, "{}: {f}", step.label);
-            }
-        }
-        let _ = writeln!(
-            xml,
-            ">\n      <failure message=\"scenario failed\">{}</failure>\n    </testcase>",
-            escape(&message)
-        );
-    }
-    xml.push_str("  </testsuite>\n");
+    let scenarios: Vec<Case> = run
+        .scenarios
+        .iter()
+        .map(|s| Case {
+            name: s.name.clone(),
+            seconds: s.elapsed_ms / 1000.0,
+            failure: (!s.passed).then(|| {
+                let mut message = s.error.clone().unwrap_or_default();
+                for step in s.steps.iter().filter(|st| !st.passed) {
+                    for f in &step.failures {
+                        let _ = writeln!(message, "{}: {f}", step.label);
+                    }
+                }
+                message
+            }),
+        })
+        .collect();
+    suite(&mut xml, "scenarios", &scenarios);
     if let Some(codex) = &run.codex {
-        let failed = codex.scenarios.iter().filter(|s| !s.passed).count();
-        let _ = writeln!(
-            xml,
-            "  <testsuite name=\"codex\" tests=\"{}\" failures=\"{failed}\" time=\"{:.3}\">",
-            codex.scenarios.len(),
-            codex.elapsed_ms / 1000.0
-        );
-        for s in &codex.scenarios {
-            let _ = write!(
-                xml,
-                "    <testcase classname=\"codex\" name=\"{}\" time=\"{:.3}\"",
-                escape(&s.name),
-                s.elapsed_ms / 1000.0
-            );
-            if s.passed {
-                xml.push_str("/>\n");
-            } else {
-                let _ = writeln!(
-                    xml,
-                    ">\n      <failure message=\"codex scenario failed\">{}</failure>\n    </testcase>",
-                    escape(&s.failures.join("\n"))
-                );
-            }
-        }
-        xml.push_str("  </testsuite>\n");
+        let cases: Vec<Case> = codex
+            .scenarios
+            .iter()
+            .map(|s| Case {
+                name: s.name.clone(),
+                seconds: s.elapsed_ms / 1000.0,
+                failure: (!s.passed).then(|| s.failures.join("\n")),
+            })
+            .collect();
+        suite(&mut xml, "codex", &cases);
     }
-    let gate_failures: Vec<&String> = run
+    // Token and size limits: everything the gate said that is not a step failure.
+    let gate_failures: Vec<&str> = run
         .verdict
         .violations
         .iter()
         .filter(|v| !v.starts_with("scenario ") || v.contains("reply tokens grew"))
+        .map(String::as_str)
         .collect();
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"gate\" tests=\"1\" failures=\"{}\">",
-        usize::from(!gate_failures.is_empty())
-    );
-    if gate_failures.is_empty() {
-        xml.push_str("    <testcase classname=\"gate\" name=\"tokens and limits\"/>\n");
-    } else {
-        let text: Vec<&str> = gate_failures.iter().map(|s| s.as_str()).collect();
-        let _ = writeln!(
-            xml,
-            "    <testcase classname=\"gate\" name=\"tokens and limits\">\n      <failure message=\"gate violations\">{}</failure>\n    </testcase>",
-            escape(&text.join("\n"))
-        );
-    }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
+    let gate = Case {
+        name: "tokens and limits".into(),
+        seconds: 0.0,
+        failure: (!gate_failures.is_empty()).then(|| gate_failures.join("\n")),
+    };
+    suite(&mut xml, "gate", &[gate]);
+    xml.push_str("</testsuites>\n");
     xml
 }
