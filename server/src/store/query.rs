@@ -79,12 +79,12 @@ pub fn first_match(text: &str, tokens: &[String]) -> Option<usize> {
     {
         return Some(at);
     }
+    let lower = text.to_lowercase();
     tokens
         .iter()
         .filter_map(|t| {
             let first = find_ignore_case(text, t)?;
-            let count = text.to_lowercase().matches(t.as_str()).count();
-            Some((count, first))
+            Some((lower.matches(t.as_str()).count(), first))
         })
         .min()
         .map(|(_, at)| at)
@@ -101,9 +101,12 @@ fn find_ignore_case(hay: &str, needle: &str) -> Option<usize> {
             .windows(n.len())
             .position(|w| w.eq_ignore_ascii_case(n));
     }
-    hay.char_indices()
-        .map(|(i, _)| i)
-        .find(|&i| hay[i..].to_lowercase().starts_with(needle))
+    // Compare character by character from each start, lower-casing as we go:
+    // no copy of the rest of the text per position.
+    hay.char_indices().map(|(i, _)| i).find(|&i| {
+        let mut rest = hay[i..].chars().flat_map(char::to_lowercase);
+        needle.chars().all(|n| rest.next() == Some(n))
+    })
 }
 
 #[cfg(test)]
