@@ -58,8 +58,7 @@ fn run_scenarios(
     cmd: &crate::client::ServerCommand,
     scenarios: &[Scenario],
 ) -> Vec<ScenarioResult> {
-    let replayer_server = cmd.clone();
-    let mut replayer = Replayer::new(replayer_server);
+    let mut replayer = Replayer::new(cmd.clone());
     scenarios
         .iter()
         .map(|s| {

@@ -70,7 +70,8 @@ impl Language {
         Language::ALL.map(Language::name).join(", ")
     }
 
-    fn file_name(self) -> &'static str {
+    /// The source file a program is written to in its folder.
+    pub(super) fn file_name(self) -> &'static str {
         match self {
             Language::Shell => "script.sh",
             Language::Python => "main.py",

@@ -220,13 +220,7 @@ impl Runner {
                 language: job.language.name(),
                 runtime,
             })?;
-        let source = dir.path().join(
-            cmd.args
-                .last()
-                .map(PathBuf::from)
-                .and_then(|p| p.file_name().map(PathBuf::from))
-                .unwrap_or_default(),
-        );
+        let source = dir.path().join(job.language.file_name());
         std::fs::write(&source, job.code).map_err(RunError::Setup)?;
         let stdin = match &job.input {
             Input::Null => Stdio::null(),
